@@ -1,0 +1,29 @@
+"""Partitions: one dynamic partition per crawl; page-level assets are crawl x URL-hash shard."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from linkpipe.lib.sharding import DEFAULT_SHARDS
+
+crawl_partitions = dg.DynamicPartitionsDefinition(name="crawls")
+shard_partitions = dg.StaticPartitionsDefinition([str(i) for i in range(DEFAULT_SHARDS)])
+page_partitions = dg.MultiPartitionsDefinition(
+    {"crawl": crawl_partitions, "shard": shard_partitions}
+)
+
+# Page-level assets read a site-level asset of the same crawl, and vice versa.
+by_crawl = dg.MultiToSingleDimensionPartitionMapping(partition_dimension_name="crawl")
+
+WRITER_POOL = "linkpipe_duckdb_writer"  # size 1: DuckDB allows one writing process
+
+
+def crawl_key(context: dg.AssetExecutionContext) -> str:
+    """The crawl id of a site-level asset's partition."""
+    return context.partition_key
+
+
+def crawl_and_shard(context: dg.AssetExecutionContext) -> tuple[str, int]:
+    """(crawl id, shard) of a page-level asset's partition."""
+    keys = context.partition_key.keys_by_dimension  # type: ignore[union-attr]
+    return keys["crawl"], int(keys["shard"])

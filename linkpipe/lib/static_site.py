@@ -1,0 +1,140 @@
+"""Serve a folder of static HTML on loopback, for the demo, the tests and the eval harness.
+
+Besides plain files, an optional ``_routes.json`` at the site root declares what a static folder
+cannot express:
+
+```json
+{"redirects": {"/old-path/": "/new-path/"},          # 301 to the given path
+ "headers": {"/private/": {"X-Robots-Tag": "noindex"}},
+ "status": {"/gone/": 410}}
+```
+
+Query strings are ignored when looking up files, so ``/search/?q=x`` serves ``/search/index.html``.
+In served text files (HTML, XML, TXT) the placeholder ``__BASE_URL__`` is replaced by the server's
+own base URL, so sitemaps and canonicals can be absolute while the port is chosen at run time.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+BASE_URL_PLACEHOLDER = b"__BASE_URL__"
+
+
+@dataclass
+class SiteRoutes:
+    """Redirects, extra headers and forced statuses for a served folder."""
+
+    redirects: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, dict[str, str]] = field(default_factory=dict)
+    status: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, root: Path) -> SiteRoutes:
+        """Read ``_routes.json`` from ``root`` (empty routes when absent)."""
+        path = root / "_routes.json"
+        if not path.exists():
+            return cls()
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(
+            redirects=dict(data.get("redirects", {})),
+            headers={k: dict(v) for k, v in data.get("headers", {}).items()},
+            status={k: int(v) for k, v in data.get("status", {}).items()},
+        )
+
+
+def resolve_file(root: Path, url_path: str) -> Path | None:
+    """Map a URL path to a file under ``root`` (``dir/`` -> ``dir/index.html``), or None."""
+    rel = unquote(url_path).lstrip("/")
+    candidate = (root / rel).resolve()
+    root_resolved = root.resolve()
+    if root_resolved != candidate and root_resolved not in candidate.parents:
+        return None
+    if candidate.is_dir():
+        candidate = candidate / "index.html"
+    return candidate if candidate.is_file() else None
+
+
+def _make_handler(root: Path, routes: SiteRoutes) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "linkpipe-static/1"
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            return
+
+        def do_HEAD(self) -> None:  # noqa: N802
+            self._serve(send_body=False)
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._serve(send_body=True)
+
+        def _serve(self, send_body: bool) -> None:
+            path = urlsplit(self.path).path or "/"
+            if path in routes.redirects:
+                self.send_response(301)
+                self.send_header("Location", routes.redirects[path])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            file = resolve_file(root, path)
+            status = routes.status.get(path, 200 if file else 404)
+            body = file.read_bytes() if file else b"<html><body><h1>Not found</h1></body></html>"
+            ctype = (mimetypes.guess_type(file.name)[0] if file else None) or "text/html"
+            if ctype.startswith("text/") or ctype.endswith("xml"):
+                host, port = self.server.server_address[:2]
+                body = body.replace(BASE_URL_PLACEHOLDER, f"http://{host}:{port}".encode())
+                ctype += "; charset=utf-8"
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            for key, value in routes.headers.get(path, {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            if send_body:
+                self.wfile.write(body)
+
+    return Handler
+
+
+@dataclass
+class RunningSite:
+    """A served folder: ``base_url`` ends without a slash, e.g. ``http://127.0.0.1:8123``."""
+
+    base_url: str
+    server: ThreadingHTTPServer
+
+    def stop(self) -> None:
+        """Shut the server down and free its port."""
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def start_site(root: Path, port: int = 0) -> RunningSite:
+    """Serve ``root`` on 127.0.0.1 (a free port when ``port`` is 0) in a daemon thread."""
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"site folder not found: {root}")
+    server = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(root, SiteRoutes.load(root)))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True, name="linkpipe-site")
+    thread.start()
+    host, bound_port = server.server_address[:2]
+    return RunningSite(base_url=f"http://{host}:{bound_port}", server=server)
+
+
+@contextmanager
+def serve_site(root: Path, port: int = 0) -> Iterator[RunningSite]:
+    """Context manager around :func:`start_site`."""
+    site = start_site(root, port)
+    try:
+        yield site
+    finally:
+        site.stop()

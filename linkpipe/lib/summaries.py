@@ -1,0 +1,92 @@
+"""A page's identity as one compact text: title, H1, slug words, lead, headings, key sentences.
+
+The summary is what gets embedded. It is bounded in words (a proxy for model tokens) so that
+long pages do not get truncated arbitrarily by the model and short pages are not diluted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from urllib.parse import unquote, urlsplit
+
+from linkpipe.lib.extraction import MainContent
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    also may might must can't won't don't it's you're we're they're one two use used using get
+    like make many much new way well even still within without""".split()
+)
+WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
+SLUG_SPLIT_RE = re.compile(r"[-_./]+")
+
+
+def slug_words(url: str) -> str:
+    """Words of the URL path's last meaningful segment(s), e.g. ``/blog/old-posts/`` -> ``old posts``."""
+    path = unquote(urlsplit(url).path)
+    segments = [s for s in path.split("/") if s and not s.isdigit()]
+    segments = [re.sub(r"\.(html?|php|aspx?)$", "", s) for s in segments[-2:]]
+    words = [w for s in segments for w in SLUG_SPLIT_RE.split(s) if w and not w.isdigit()]
+    return " ".join(words)
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words of ``text`` without stopwords."""
+    return [w for w in (m.lower() for m in WORD_RE.findall(text)) if w not in STOPWORDS]
+
+
+def key_sentences(content: MainContent, limit: int) -> list[str]:
+    """The ``limit`` paragraph sentences with the most frequent content words, in page order."""
+    freq = Counter(content_words(content.text))
+    scored = []
+    for pos, sent in enumerate(content.sentences):
+        if sent.block_kind == "heading":
+            continue
+        words = content_words(sent.text)
+        if len(words) < 4:
+            continue
+        score = sum(freq[w] for w in set(words)) / (len(set(words)) ** 0.5)
+        scored.append((score, pos, sent.text))
+    best = sorted(scored, reverse=True)[:limit]
+    return [text for _, _, text in sorted(best, key=lambda t: t[1])]
+
+
+def _truncate_words(text: str, max_words: int) -> str:
+    words = text.split()
+    return " ".join(words[:max_words])
+
+
+def build_summary(
+    url: str,
+    title: str,
+    h1: str,
+    meta_description: str,
+    content: MainContent,
+    max_words: int = 180,
+) -> str:
+    """Compact identity text of a page, at most ``max_words`` words."""
+    parts: list[str] = []
+    for piece in (title, h1 if h1 and h1.lower() not in title.lower() else "", slug_words(url)):
+        if piece and piece.strip():
+            parts.append(piece.strip().rstrip(".") + ".")
+    if meta_description:
+        parts.append(_truncate_words(meta_description, 40))
+    lead = next(
+        (content.text[b.start : b.end] for b in content.blocks if b.kind == "paragraph"), ""
+    )
+    if lead:
+        parts.append(_truncate_words(lead, 60))
+    headings = [content.text[b.start : b.end] for b in content.blocks if b.kind == "heading"]
+    headings = [h for h in headings if h.lower() not in (title.lower(), h1.lower())][:8]
+    if headings:
+        parts.append("Sections: " + "; ".join(headings) + ".")
+    for sentence in key_sentences(content, limit=6):
+        if sentence not in lead:
+            parts.append(sentence)
+    return _truncate_words(" ".join(parts), max_words)

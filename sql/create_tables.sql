@@ -1,0 +1,257 @@
+-- linkpipe schema: every table is keyed by crawl_id (and shard for page-level assets).
+-- Created idempotently by linkpipe.lib.storage.connect().
+
+CREATE TABLE IF NOT EXISTS crawls (
+    crawl_id VARCHAR PRIMARY KEY,
+    start_url VARCHAR,
+    source VARCHAR,            -- crawler | screaming_frog | warc | url_list
+    source_path VARCHAR,
+    config_json VARCHAR,
+    created_at TIMESTAMP DEFAULT current_timestamp
+);
+
+CREATE TABLE IF NOT EXISTS crawl_pages (
+    crawl_id VARCHAR NOT NULL,
+    url VARCHAR NOT NULL,
+    shard INTEGER NOT NULL,
+    original_url VARCHAR,
+    final_url VARCHAR,
+    status INTEGER,
+    redirect_chain VARCHAR[],
+    redirect_loop BOOLEAN,
+    content_type VARCHAR,
+    charset VARCHAR,
+    canonical VARCHAR,
+    meta_robots VARCHAR,
+    x_robots_tag VARCHAR,
+    hreflang JSON,
+    title VARCHAR,
+    h1 VARCHAR,
+    meta_description VARCHAR,
+    html_z BLOB,               -- zlib-compressed decoded HTML
+    content_hash VARCHAR,
+    depth INTEGER,
+    fetched_at VARCHAR,
+    response_ms DOUBLE,
+    byte_size BIGINT,
+    truncated BOOLEAN,
+    in_sitemap BOOLEAN,
+    sitemap_lastmod VARCHAR,
+    robots_disallowed BOOLEAN,
+    etag VARCHAR,
+    last_modified VARCHAR,
+    not_modified BOOLEAN,
+    page_type VARCHAR,
+    error VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS crawl_links (
+    crawl_id VARCHAR NOT NULL,
+    source_url VARCHAR NOT NULL,
+    target_url VARCHAR NOT NULL,
+    anchor_text VARCHAR,
+    rel VARCHAR,
+    nofollow BOOLEAN,
+    position VARCHAR,
+    is_image BOOLEAN,
+    internal BOOLEAN
+);
+
+CREATE TABLE IF NOT EXISTS indexable_pages (
+    crawl_id VARCHAR NOT NULL,
+    url VARCHAR NOT NULL,
+    shard INTEGER NOT NULL,
+    indexable BOOLEAN NOT NULL,
+    reason VARCHAR,            -- NULL when indexable; else the first exclusion rule that matched
+    detail VARCHAR,            -- e.g. the canonical target or the duplicate's representative
+    page_type VARCHAR,         -- blog | guide | glossary | commercial | listing | home | page ...
+    word_count INTEGER,
+    content_hash VARCHAR,
+    title VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS page_summaries (
+    crawl_id VARCHAR NOT NULL,
+    shard INTEGER NOT NULL,
+    url VARCHAR NOT NULL,
+    content_hash VARCHAR,
+    title VARCHAR,
+    h1 VARCHAR,
+    slug_words VARCHAR,
+    main_text VARCHAR,         -- trafilatura main content; offsets below index into it
+    summary VARCHAR,           -- compact identity text that gets embedded
+    summary_hash VARCHAR,      -- sha1(summary): the embedding cache key with the model id
+    word_count INTEGER,
+    extraction_error VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS page_sentences (
+    crawl_id VARCHAR NOT NULL,
+    shard INTEGER NOT NULL,
+    url VARCHAR NOT NULL,
+    paragraph_idx INTEGER,
+    sentence_idx INTEGER,
+    block_kind VARCHAR,        -- paragraph | heading | item | quote | cell
+    start_offset INTEGER,      -- character offsets into page_summaries.main_text
+    end_offset INTEGER,
+    sentence VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS page_text_links (
+    crawl_id VARCHAR NOT NULL,
+    shard INTEGER NOT NULL,
+    url VARCHAR NOT NULL,
+    target_url VARCHAR,
+    anchor_text VARCHAR,
+    start_offset INTEGER,
+    end_offset INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS embedding_cache (
+    text_hash VARCHAR NOT NULL,
+    model_id VARCHAR NOT NULL,
+    embedding FLOAT[] NOT NULL,
+    created_at TIMESTAMP DEFAULT current_timestamp,
+    PRIMARY KEY (text_hash, model_id)
+);
+
+CREATE TABLE IF NOT EXISTS page_embeddings (
+    crawl_id VARCHAR NOT NULL,
+    shard INTEGER NOT NULL,
+    url VARCHAR NOT NULL,
+    text_hash VARCHAR NOT NULL,
+    model_id VARCHAR NOT NULL,
+    cache_hit BOOLEAN,
+    embedding FLOAT[] NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS ann_indexes (
+    crawl_id VARCHAR NOT NULL,
+    model_id VARCHAR,
+    index_kind VARCHAR,        -- flat_ip | ivf_flat
+    n_vectors INTEGER,
+    dim INTEGER,
+    recall_at_k DOUBLE,        -- measured against exact search on a sample
+    recall_k INTEGER,
+    build_seconds DOUBLE,
+    urls VARCHAR[],
+    index_blob BLOB
+);
+
+CREATE TABLE IF NOT EXISTS link_edges (
+    crawl_id VARCHAR NOT NULL,
+    source_url VARCHAR NOT NULL,
+    target_url VARCHAR NOT NULL,     -- as linked (normalized)
+    resolved_url VARCHAR NOT NULL,   -- after redirects and canonicals
+    anchor_text VARCHAR,
+    position VARCHAR,
+    nofollow BOOLEAN
+);
+
+CREATE TABLE IF NOT EXISTS page_link_metrics (
+    crawl_id VARCHAR NOT NULL,
+    url VARCHAR NOT NULL,
+    indexable BOOLEAN,
+    in_sitemap BOOLEAN,
+    content_inlinks INTEGER,
+    unique_content_inlinks INTEGER,
+    nav_inlinks INTEGER,
+    content_outlinks INTEGER,
+    nav_outlinks INTEGER,
+    click_depth INTEGER,             -- NULL when unreachable by followed links from the start page
+    pagerank DOUBLE,                 -- internal PageRank, sums to 1 over the crawl
+    link_score DOUBLE,               -- PageRank rescaled to 0..100 (log)
+    is_orphan BOOLEAN,
+    is_deep BOOLEAN
+);
+
+CREATE TABLE IF NOT EXISTS candidate_pairs (
+    crawl_id VARCHAR NOT NULL,
+    shard INTEGER NOT NULL,
+    source_url VARCHAR NOT NULL,
+    target_url VARCHAR NOT NULL,
+    semantic_rank INTEGER,
+    semantic_sim DOUBLE,
+    lexical_sim DOUBLE,              -- TF-IDF cosine of main texts
+    title_match DOUBLE,              -- target title/H1/known anchors found in source text (0..1)
+    cocitation DOUBLE,               -- pages linking to both, normalised (0..1)
+    shared_neighbors DOUBLE,         -- Jaccard of linked-page sets (0..1)
+    already_linked_content BOOLEAN,
+    already_linked_nav BOOLEAN,
+    anchor_text VARCHAR,
+    anchor_start INTEGER,
+    anchor_end INTEGER,
+    anchor_source VARCHAR,           -- title | h1 | known_anchor | phrase | none
+    anchor_quality DOUBLE,
+    sentence VARCHAR,
+    sentence_start INTEGER,
+    paragraph_idx INTEGER,
+    anchor_alternatives JSON         -- further placements, best first, for anchor variety
+);
+
+CREATE TABLE IF NOT EXISTS link_opportunities (
+    crawl_id VARCHAR NOT NULL,
+    source_url VARCHAR NOT NULL,
+    target_url VARCHAR NOT NULL,
+    rank INTEGER,                    -- within the source, 1 = best
+    score DOUBLE,
+    relevance DOUBLE,
+    semantic_sim DOUBLE,
+    lexical_sim DOUBLE,
+    title_match DOUBLE,
+    graph_score DOUBLE,
+    target_need DOUBLE,
+    business_value DOUBLE,
+    source_authority DOUBLE,
+    direction_factor DOUBLE,
+    source_type VARCHAR,
+    target_type VARCHAR,
+    anchor_text VARCHAR,
+    sentence VARCHAR,
+    anchor_start INTEGER,
+    anchor_end INTEGER,
+    paragraph_idx INTEGER,
+    placement VARCHAR,               -- in_sentence | needs_new_sentence
+    decision VARCHAR,                -- accepted | deferred | NULL (rejected pairs never appear)
+    reason VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS cannibalisation_pairs (
+    crawl_id VARCHAR NOT NULL,
+    url_a VARCHAR NOT NULL,
+    url_b VARCHAR NOT NULL,
+    semantic_sim DOUBLE,
+    title_sim DOUBLE,
+    reason VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS topic_clusters (
+    crawl_id VARCHAR NOT NULL,
+    url VARCHAR NOT NULL,
+    cluster_id INTEGER,
+    cluster_label VARCHAR,
+    centroid_sim DOUBLE,
+    is_bridge BOOLEAN,               -- close to a second cluster's centroid too
+    second_cluster_id INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS cluster_summary (
+    crawl_id VARCHAR NOT NULL,
+    cluster_id INTEGER,
+    cluster_label VARCHAR,
+    size INTEGER,
+    internal_content_links INTEGER,
+    link_density DOUBLE,             -- content links inside / possible pairs
+    is_gap BOOLEAN                   -- loosely linked inside: a cluster gap
+);
+
+CREATE TABLE IF NOT EXISTS link_decisions (
+    source_url VARCHAR NOT NULL,
+    target_url VARCHAR NOT NULL,
+    decision VARCHAR NOT NULL,       -- accepted | rejected | deferred
+    decided_by VARCHAR,
+    decided_at TIMESTAMP,
+    note VARCHAR,
+    crawl_id VARCHAR,                -- the crawl the editor reviewed
+    PRIMARY KEY (source_url, target_url)
+);

@@ -1,0 +1,1 @@
+SELECT source_url, target_url, decision FROM link_decisions;

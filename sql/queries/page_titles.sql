@@ -1,0 +1,1 @@
+SELECT url, title FROM indexable_pages WHERE crawl_id = ? AND indexable;
