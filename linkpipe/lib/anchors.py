@@ -150,8 +150,8 @@ def best_windows(
                 if len(matched) < 2 and not (matched and max(matched) >= 0.6):
                     continue
                 content = sum(1 for s in window if s not in STOP_STEMS)
-                quality = min(1.0, sum(matched)) * (len(matched) / content) ** 0.5
-                score = quality + 0.05 * min(sentence_weight, 4.0)
+                quality = min(1.0, sum(matched) / 1.5) * (len(matched) / content) ** 0.5
+                score = quality + 0.03 * len(matched) + 0.05 * min(sentence_weight, 4.0)
                 choice = _choice(src, sent, i, j, "phrase", round(quality, 4))
                 if not _overlaps_link(src, choice.start, choice.end) and not is_generic_anchor(
                     choice.anchor_text

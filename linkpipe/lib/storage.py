@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +131,8 @@ def write_partition(
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
+        with suppress(duckdb.Error):
+            con.unregister("_linkpipe_batch")
         raise
     return written
 
@@ -156,10 +158,8 @@ def _replace(
         cols = [c for c in columns if c in batch.column_names]
         col_list = ", ".join(f'"{c}"' for c in cols)
         con.register("_linkpipe_batch", batch)
-        try:
-            con.execute(f"INSERT INTO {table} ({col_list}) SELECT {col_list} FROM _linkpipe_batch")
-        finally:
-            con.unregister("_linkpipe_batch")
+        con.execute(f"INSERT INTO {table} ({col_list}) SELECT {col_list} FROM _linkpipe_batch")
+        con.unregister("_linkpipe_batch")
         written += batch.num_rows
     return written
 

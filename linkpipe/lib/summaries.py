@@ -31,7 +31,7 @@ def slug_words(url: str) -> str:
     """Words of the URL path's last meaningful segment(s), e.g. ``/blog/old-posts/`` -> ``old posts``."""
     path = unquote(urlsplit(url).path)
     segments = [s for s in path.split("/") if s and not s.isdigit()]
-    segments = [re.sub(r"\.(html?|php|aspx?)$", "", s) for s in segments[-2:]]
+    segments = [re.sub(r"\.(html?|php|aspx?)$", "", s) for s in segments[-1:]]
     words = [w for s in segments for w in SLUG_SPLIT_RE.split(s) if w and not w.isdigit()]
     return " ".join(words)
 
