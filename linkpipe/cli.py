@@ -209,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UserError, StorageError, CrawlError, EmbeddingError, RunFailed, ValueError) as exc:
         print(f"linkpipe: error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("linkpipe: interrupted", file=sys.stderr)
         return 130

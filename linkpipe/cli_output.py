@@ -8,9 +8,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-console = Console(stderr=False)
+console = Console(stderr=False, width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
 
 
@@ -52,12 +53,12 @@ def short_url(url: str) -> str:
 
 
 def excerpt(sentence: str | None, anchor: str | None, width: int = 90) -> str:
-    """The sentence cut around the anchor, the anchor in [brackets]."""
+    """The sentence cut around the anchor, the anchor in «guillemets»."""
     if not sentence:
         return "(needs a new sentence)"
     if anchor and anchor in sentence:
         i = sentence.index(anchor)
-        sentence = sentence[:i] + "[" + anchor + "]" + sentence[i + len(anchor) :]
+        sentence = sentence[:i] + "«" + anchor + "»" + sentence[i + len(anchor) :]
         start = max(0, i - width // 2)
         text = sentence[start : start + width]
         return ("…" if start else "") + text + ("…" if start + width < len(sentence) else "")
@@ -78,12 +79,12 @@ def print_suggestions(rows: list[dict[str, Any]], title: str) -> None:
         table.add_column(name, style=style, overflow="fold")
     for r in rows:
         table.add_row(
-            short_url(r["source_url"]),
-            short_url(r["target_url"]),
-            r["anchor_text"] or "-",
-            excerpt(r["sentence"], r["anchor_text"]),
+            escape(short_url(r["source_url"])),
+            escape(short_url(r["target_url"])),
+            escape(r["anchor_text"] or "-"),
+            escape(excerpt(r["sentence"], r["anchor_text"])),
             f"{r['score']:.3f}",
-            r["reason"],
+            escape(r["reason"]),
         )
     console.print(table)
 
@@ -103,5 +104,5 @@ def print_rows(columns: list[str], rows: list[tuple], fmt: str) -> None:
     for c in columns:
         table.add_column(c, overflow="fold")
     for row in rows:
-        table.add_row(*("" if v is None else str(v) for v in row))
+        table.add_row(*("" if v is None else escape(str(v)) for v in row))
     console.print(table)

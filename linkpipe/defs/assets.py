@@ -1,7 +1,5 @@
 """The asset graph of the design, wired to the stage functions of linkpipe.lib.stages."""
 
-from __future__ import annotations
-
 import dagster as dg
 
 from linkpipe.defs.partitions import (

@@ -4,8 +4,6 @@ Downstream assets carry an eager automation condition, so once ``crawl_export`` 
 partition lands, the rest of the graph follows (with the Dagster daemon running).
 """
 
-from __future__ import annotations
-
 import datetime as dt
 import json
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import dagster as dg
 
 from linkpipe.lib.sharding import DEFAULT_SHARDS
@@ -13,7 +15,9 @@ page_partitions = dg.MultiPartitionsDefinition(
 )
 
 # Page-level assets read a site-level asset of the same crawl, and vice versa.
-by_crawl = dg.MultiToSingleDimensionPartitionMapping(partition_dimension_name="crawl")
+with warnings.catch_warnings():  # beta in Dagster 1.13, the documented way for this mapping
+    warnings.simplefilter("ignore")
+    by_crawl = dg.MultiToSingleDimensionPartitionMapping(partition_dimension_name="crawl")
 
 WRITER_POOL = "linkpipe_duckdb_writer"  # size 1: DuckDB allows one writing process
 

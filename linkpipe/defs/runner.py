@@ -26,6 +26,9 @@ concurrency:
 """
 
 
+LOG_LEVEL = os.environ.get("LINKPIPE_DAGSTER_LOG_LEVEL", "CRITICAL")  # the CLI prints progress
+
+
 class RunFailed(RuntimeError):
     """A step of the graph failed; the message names the asset and the error."""
 

@@ -24,6 +24,7 @@ TITLE_PREFIX_RE = re.compile(
     re.IGNORECASE,
 )
 PHRASE_KIND_QUALITY = {"known_anchor": 1.0, "title": 1.0, "h1": 1.0, "slug": 0.9}
+PUNCT_RE = re.compile(r"[,;:()\[\]\u2013\u2014\"]|\s-\s")
 STOP_STEMS = frozenset(phrase_key(" ".join(STOPWORDS)))
 
 
@@ -141,15 +142,20 @@ def best_windows(
         for i in range(lo, hi):
             if stems[i] in STOP_STEMS:
                 continue
+            if target.terms.get(stems[i], 0.0) <= 0:
+                continue  # windows start and end on a word the target is about
             for j in range(i + 2, min(hi, i + max_words) + 1):
-                if stems[j - 1] in STOP_STEMS:
+                if target.terms.get(stems[j - 1], 0.0) <= 0:
                     continue
+                start, end = src.tokens[i][1], src.tokens[j - 1][2]
+                if PUNCT_RE.search(src.text, start, end):
+                    break  # never across a comma, colon or bracket
                 window = stems[i:j]
-                weights = [target.terms.get(s, 0.0) for s in set(window)]
-                matched = [w for w in weights if w > 0]
-                if len(matched) < 2 and not (matched and max(matched) >= 0.6):
+                matched = [target.terms.get(s, 0.0) for s in set(window)]
+                matched = [w for w in matched if w > 0]
+                if len(matched) < 2 and max(matched) < 0.6:
                     continue
-                content = sum(1 for s in window if s not in STOP_STEMS)
+                content = sum(1 for s in set(window) if s not in STOP_STEMS)
                 quality = min(1.0, sum(matched) / 1.5) * (len(matched) / content) ** 0.5
                 score = quality + 0.03 * len(matched) + 0.05 * min(sentence_weight, 4.0)
                 choice = _choice(src, sent, i, j, "phrase", round(quality, 4))

@@ -12,7 +12,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from linkpipe.lib.anchors import SourceText, TargetProfile, place_anchor, target_phrases
+from linkpipe.lib.anchors import STOP_STEMS, SourceText, TargetProfile, place_anchor, target_phrases
 from linkpipe.lib.ann import AnnIndex
 from linkpipe.lib.lexical import fit_tfidf, pair_cosines, phrase_key, top_terms
 
@@ -64,7 +64,8 @@ class SiteContext:
             terms = top_terms(self.vectorizer, row, limit=40)
             for phrase, _ in target_phrases(page.title, page.h1, page.slug, []):
                 for stem in phrase_key(phrase):
-                    terms[stem] = max(terms.get(stem, 0.0), 0.5)
+                    if stem not in STOP_STEMS:
+                        terms[stem] = 1.0  # words of the target's own title weigh most
             phrases = target_phrases(
                 page.title, page.h1, page.slug, self.known_anchors.get(url, [])
             )

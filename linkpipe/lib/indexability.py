@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -29,23 +29,64 @@ class IndexabilityRules:
     type_rules: PageTypeRules = field(default_factory=PageTypeRules)
     excluded_types: tuple[str, ...] = ("utility", "listing")
     min_words: int = 60
+    listing_link_share: float = 0.5  # main text mostly link text -> a listing page
+    listing_min_links: int = 8
     near_duplicate_max_bits: int = 3  # SimHash Hamming distance counted as near duplicate
 
 
-def quick_text(html: str) -> str:
-    """Visible text of the page's main area without navigation, header, footer or scripts."""
+@dataclass
+class QuickText:
+    """Main-area text of a page and how much of it is links."""
+
+    text: str = ""
+    link_share: float = 0.0  # share of the text inside links
+    links: int = 0  # links in the main area
+    child_links: int = 0  # of which point below this page's own path (a section index)
+
+
+def quick_text(html: str, url: str = "") -> QuickText:
+    """Visible text of the main area without navigation, header, footer or scripts."""
     if not html:
-        return ""
+        return QuickText()
     try:
         tree = LexborHTMLParser(html)
     except Exception:  # noqa: BLE001 - malformed input must never crash the stage
-        return ""
+        return QuickText()
     root = tree.css_first("main") or tree.css_first("article") or tree.body
     if root is None:
-        return ""
+        return QuickText()
     for node in root.css(BOILERPLATE_TAGS):
         node.decompose()
-    return " ".join(root.text(separator=" ").split())
+    text = " ".join(root.text(separator=" ").split())
+    anchors = root.css("a[href]")
+    linked = sum(len(" ".join(a.text(separator=" ").split())) for a in anchors)
+    path = urlsplit(url).path or "/"
+    children = sum(
+        1
+        for a in anchors
+        if _is_child(urlsplit(urljoin(url, a.attributes.get("href") or "")).path, path)
+    )
+    return QuickText(text, linked / len(text) if text else 0.0, len(anchors), children)
+
+
+def _is_child(link_path: str, page_path: str) -> bool:
+    return (
+        page_path.endswith("/")
+        and page_path != "/"
+        and link_path.startswith(page_path)
+        and (len(link_path) > len(page_path))
+    )
+
+
+def is_listing(quick: QuickText, rules: IndexabilityRules) -> bool:
+    """Mostly links, or a section index whose main area mostly links to pages below it."""
+    if quick.links >= rules.listing_min_links and quick.link_share >= rules.listing_link_share:
+        return True
+    return (
+        quick.child_links >= 5
+        and quick.child_links >= 0.6 * quick.links
+        and (quick.link_share >= 0.2)
+    )
 
 
 def simhash(text: str, shingle: int = 3) -> int:
@@ -111,8 +152,15 @@ def classify_pages(
     hashes: dict[int, int] = {}
     for page in pages:
         reason, detail = _fetch_reason(page)
-        text = quick_text(page.get("html") or "") if reason is None else ""
+        quick = quick_text(page.get("html") or "", page["url"]) if reason is None else QuickText()
+        text = quick.text
         page_type = rules.type_rules.classify(page["url"], page.get("page_type") or "")
+        if reason == "canonicalised" and page_type in rules.excluded_types:
+            reason = page_type  # a search page canonicalised to /search/ is first a utility page
+        elif reason == "canonicalised" and detail == _without_query(page["url"]):
+            reason = "parameter_duplicate"
+        if reason is None and page_type not in ("home", "commercial") and is_listing(quick, rules):
+            page_type = "listing"
         row = {
             "url": page["url"],
             "shard": page["shard"],

@@ -24,9 +24,7 @@ def stem(word: str) -> str:
     w = word.lower().strip("'-")
     if len(w) > 4 and w.endswith("ies"):
         w = w[:-3] + "y"
-    elif w.endswith("sses"):
-        w = w[:-2]
-    elif len(w) > 4 and (w.endswith(("ches", "shes")) or (w.endswith("es") and w[-3] in "sxz")):
+    elif w.endswith("sses") or len(w) > 4 and (w.endswith(("ches", "shes")) or (w.endswith("es") and w[-3] in "sxz")):
         w = w[:-2]
     elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
@@ -86,7 +84,8 @@ def top_terms(
     """The ``limit`` highest-weighted stems of one TF-IDF row, weights scaled to max 1."""
     names = vectorizer.get_feature_names_out()
     coo = row.tocoo()
-    best = sorted(zip(coo.data, coo.col, strict=True), reverse=True)[:limit]
+    pairs = [(v, c) for v, c in zip(coo.data, coo.col, strict=True) if not names[c][0].isdigit()]
+    best = sorted(pairs, reverse=True)[:limit]
     if not best:
         return {}
     top = best[0][0]

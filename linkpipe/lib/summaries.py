@@ -90,3 +90,27 @@ def build_summary(
         if sentence not in lead:
             parts.append(sentence)
     return _truncate_words(" ".join(parts), max_words)
+
+
+TITLE_SEPARATORS_RE = re.compile(r"\s+(?:\||-|\u2013|\u2014|::|\u00b7)\s+")
+
+
+def site_title_affixes(titles: list[str], min_share: float = 0.3, min_pages: int = 3) -> set[str]:
+    """Title segments (site names) repeated on at least ``min_share`` of the pages."""
+    counts: Counter[str] = Counter()
+    for title in titles:
+        parts = TITLE_SEPARATORS_RE.split(title.strip())
+        if len(parts) > 1:
+            counts.update({parts[0].strip(), parts[-1].strip()})
+    floor = max(min_pages, min_share * len(titles))
+    return {seg for seg, n in counts.items() if n >= floor}
+
+
+def clean_title(title: str, affixes: set[str]) -> str:
+    """``title`` without leading/trailing site-name segments."""
+    parts = [p.strip() for p in TITLE_SEPARATORS_RE.split(title.strip())]
+    while len(parts) > 1 and parts[-1] in affixes:
+        parts.pop()
+    while len(parts) > 1 and parts[0] in affixes:
+        parts.pop(0)
+    return " - ".join(parts) if len(parts) > 1 else parts[0]

@@ -21,7 +21,7 @@ def test_each_rule_gives_its_reason():
         page("http://s.test/file.pdf", content_type="application/pdf"),
         page("http://s.test/hidden/", meta_robots="noindex, follow"),
         page("http://s.test/hdr/", x_robots_tag="noindex"),
-        page("http://s.test/print/", canonical="http://s.test/a/"),
+        page("http://s.test/printable-a/", canonical="http://s.test/a/"),
         page("http://s.test/search/?q=x"),
         page("http://s.test/tag/seo/"),
         page("http://s.test/a/?sort=new"),
@@ -38,7 +38,7 @@ def test_each_rule_gives_its_reason():
         "http://s.test/file.pdf": "non_html",
         "http://s.test/hidden/": "noindex",
         "http://s.test/hdr/": "noindex",
-        "http://s.test/print/": "canonicalised",
+        "http://s.test/printable-a/": "canonicalised",
         "http://s.test/search/?q=x": "utility",
         "http://s.test/tag/seo/": "listing",
         "http://s.test/a/?sort=new": "parameter_duplicate",
@@ -46,7 +46,7 @@ def test_each_rule_gives_its_reason():
         "http://s.test/blocked/": "robots_disallowed",
         "http://s.test/copy/": "near_duplicate",
     }
-    assert rows["http://s.test/print/"]["detail"] == "http://s.test/a/"
+    assert rows["http://s.test/printable-a/"]["detail"] == "http://s.test/a/"
     assert rows["http://s.test/copy/"]["detail"] == "http://s.test/a/"
     assert rows["http://s.test/a/"]["indexable"] is True
 
@@ -69,3 +69,19 @@ def test_simhash_near_texts_are_close():
     a, b = simhash(TEXT), simhash(TEXT + " extra")
     assert bin(a ^ b).count("1") <= 3
     assert bin(a ^ simhash("entirely different words here about cooking pasta")).count("1") > 10
+
+
+def test_listing_by_link_share_and_canonical_param_variants():
+    links = "".join(f'<a href="/p{i}/">Post number {i} title</a> ' for i in range(12))
+    listing = "<html><body><main><h1>All posts</h1><p>Latest.</p>" + links + "</main></body></html>"
+    pages = [
+        page("http://s.test/blog/", html=listing),
+        page("http://s.test/guides/"),
+        page("http://s.test/guides/?sort=newest", canonical="http://s.test/guides/"),
+        page("http://s.test/search/?q=seo", canonical="http://s.test/search/"),
+    ]
+    rows = {r["url"]: r for r in classify_pages(pages, IndexabilityRules(min_words=10))}
+    assert rows["http://s.test/blog/"]["reason"] == "listing"
+    assert rows["http://s.test/blog/"]["page_type"] == "listing"
+    assert rows["http://s.test/guides/?sort=newest"]["reason"] == "parameter_duplicate"
+    assert rows["http://s.test/search/?q=seo"]["reason"] == "utility"

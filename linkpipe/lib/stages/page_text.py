@@ -10,7 +10,7 @@ from linkpipe.lib.extraction import extract_main_content
 from linkpipe.lib.sharding import text_hash
 from linkpipe.lib.stages.common import StageResult, decompress_html, fetch_dicts, preview
 from linkpipe.lib.storage import open_db, write_partition
-from linkpipe.lib.summaries import build_summary, slug_words
+from linkpipe.lib.summaries import build_summary, clean_title, site_title_affixes, slug_words
 from linkpipe.lib.urls import normalize_url
 
 
@@ -18,14 +18,18 @@ def materialize_page_summaries(db_path: str | Path, crawl_id: str, shard: int) -
     """Extract and summarise the shard's indexable pages."""
     with open_db(db_path) as con:
         pages = fetch_dicts(con, "pages_for_summaries", [crawl_id, shard])
+        affixes = site_title_affixes(
+            [r["title"] for r in fetch_dicts(con, "crawl_titles", [crawl_id])]
+        )
     summaries: list[dict[str, Any]] = []
     sentences: list[dict[str, Any]] = []
     text_links: list[dict[str, Any]] = []
     for n, page in enumerate(pages, start=1):
         content = extract_main_content(decompress_html(page["html_z"]), page["url"])
+        title = clean_title(page["title"] or "", affixes)
         summary = build_summary(
             page["url"],
-            page["title"] or "",
+            title,
             page["h1"] or "",
             page["meta_description"] or "",
             content,
@@ -34,7 +38,7 @@ def materialize_page_summaries(db_path: str | Path, crawl_id: str, shard: int) -
             {
                 "url": page["url"],
                 "content_hash": page["content_hash"],
-                "title": page["title"],
+                "title": title,
                 "h1": page["h1"],
                 "slug_words": slug_words(page["url"]),
                 "main_text": content.text,
