@@ -96,7 +96,7 @@ def ann_index(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
 def candidate_pairs(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
     """Top semantic neighbours plus lexical mentions, with signals and anchors."""
     crawl_id, shard = crawl_and_shard(context)
-    return _output(materialize_candidate_pairs(settings.db_path, crawl_id, shard))
+    return _output(materialize_candidate_pairs(settings.db_path, crawl_id, shard, settings.model))
 
 
 @dg.asset(

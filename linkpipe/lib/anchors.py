@@ -85,7 +85,7 @@ def target_phrases(
     return phrases
 
 
-def _sentence_token_ranges(src: SourceText) -> list[tuple[int, int, int, int, str]]:
+def sentence_token_ranges(src: SourceText) -> list[tuple[int, int, int, int, str]]:
     """(paragraph_idx, sent_start, sent_end, tok_lo, tok_hi) for linkable sentences."""
     out = []
     starts = [t[1] for t in src.tokens]
@@ -99,7 +99,7 @@ def _sentence_token_ranges(src: SourceText) -> list[tuple[int, int, int, int, st
     return out
 
 
-def _overlaps_link(src: SourceText, start: int, end: int) -> bool:
+def overlaps_link(src: SourceText, start: int, end: int) -> bool:
     return any(start < le and ls < end for ls, le in src.link_spans)
 
 
@@ -113,7 +113,7 @@ def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]
     """Places where a target phrase occurs verbatim (modulo case and plural) in the source."""
     found: list[AnchorChoice] = []
     stems = [t[0] for t in src.tokens]
-    for sent in _sentence_token_ranges(src):
+    for sent in sentence_token_ranges(src):
         _, _, _, lo, hi = sent
         for phrase, kind in target.phrases:
             key = phrase_key(phrase)
@@ -125,7 +125,7 @@ def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]
             for i in range(lo, hi - n + 1):
                 if tuple(stems[i : i + n]) == key:
                     choice = _choice(src, sent, i, i + n, kind, PHRASE_KIND_QUALITY[kind])
-                    if not _overlaps_link(src, choice.start, choice.end):
+                    if not overlaps_link(src, choice.start, choice.end):
                         found.append(choice)
     return found
 
@@ -136,7 +136,7 @@ def best_windows(
     """The best 2-``max_words`` word windows by the target's term weights, best first."""
     stems = [t[0] for t in src.tokens]
     scored: list[tuple[float, AnchorChoice]] = []
-    for sent in _sentence_token_ranges(src):
+    for sent in sentence_token_ranges(src):
         _, _, _, lo, hi = sent
         sentence_weight = sum(target.terms.get(s, 0.0) for s in set(stems[lo:hi]))
         for i in range(lo, hi):
@@ -159,7 +159,7 @@ def best_windows(
                 quality = min(1.0, sum(matched) / 1.5) * (len(matched) / content) ** 0.5
                 score = quality + 0.03 * len(matched) + 0.05 * min(sentence_weight, 4.0)
                 choice = _choice(src, sent, i, j, "phrase", round(quality, 4))
-                if not _overlaps_link(src, choice.start, choice.end) and not is_generic_anchor(
+                if not overlaps_link(src, choice.start, choice.end) and not is_generic_anchor(
                     choice.anchor_text
                 ):
                     scored.append((score, choice))

@@ -12,9 +12,17 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from linkpipe.lib.anchors import STOP_STEMS, SourceText, TargetProfile, place_anchor, target_phrases
+from linkpipe.lib.anchors import (
+    STOP_STEMS,
+    AnchorChoice,
+    SourceText,
+    TargetProfile,
+    place_anchor,
+    target_phrases,
+)
 from linkpipe.lib.ann import AnnIndex
 from linkpipe.lib.lexical import fit_tfidf, pair_cosines, phrase_key, top_terms
+from linkpipe.lib.semantic_anchors import WindowVectors, place_anchor_semantic
 
 
 @dataclass
@@ -73,6 +81,17 @@ class SiteContext:
         return self._profiles[url]
 
 
+def _place(
+    site: SiteContext, src: SourceText | None, target: str, vecs: WindowVectors | None
+) -> list[AnchorChoice]:
+    if src is None:
+        return []
+    profile = site.profile(target)
+    if vecs is None:
+        return place_anchor(src, profile)
+    return place_anchor_semantic(src, vecs, profile, site.vectors[site.row_of[target]])
+
+
 def lexical_mentions(site: SiteContext, src: SourceText) -> set[str]:
     """Targets whose title, H1 or a known anchor occurs in the source text."""
     stems = [t[0] for t in src.tokens]
@@ -103,8 +122,12 @@ def build_candidates(
     ann: AnnIndex,
     k: int = 20,
     min_similarity: float = 0.2,
+    sentence_vectors: dict[str, WindowVectors] | None = None,
 ) -> list[dict[str, Any]]:
-    """Candidate rows for the given source pages (each a ``candidate_pairs`` row)."""
+    """Candidate rows for the given source pages (each a ``candidate_pairs`` row).
+
+    With ``sentence_vectors`` anchors are placed semantically (see semantic_anchors), else
+    lexically (see anchors)."""
     sources = [s for s in sources if s in site.row_of]
     if not sources:
         return []
@@ -130,9 +153,9 @@ def build_candidates(
         lexical = pair_cosines(site.tfidf, pairs)
         for (target, (rank_, sim)), lex in zip(neighbours.items(), lexical, strict=True):
             cocitation, shared = graph_signals(site, source, target)
-            choices = place_anchor(src_text, site.profile(target)) if src_text else []
+            choices = _place(site, src_text, target, (sentence_vectors or {}).get(source))
             best = choices[0] if choices else None
-            title_match = best.quality if best and best.source_kind != "phrase" else 0.0
+            title_match = best.quality if best and best.source_kind not in ("phrase", "semantic") else 0.0
             rows.append(
                 {
                     "source_url": source,

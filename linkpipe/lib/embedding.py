@@ -65,7 +65,7 @@ class SentenceTransformerEmbedder:
             raise EmbeddingError(f"cannot load embedding model {model!r}: {exc}") from exc
         # The model id is the cache key: the name the user gave (a path stays a path).
         self.model_id = "sentence-transformers/all-MiniLM-L6-v2" if path != model else model
-        self.dim = int(self._model.get_sentence_embedding_dimension() or 0)
+        self.dim = int(self._model.get_embedding_dimension() or 0)
         self.batch_size = batch_size
 
     def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> np.ndarray:

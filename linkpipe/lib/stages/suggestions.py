@@ -14,11 +14,18 @@ from linkpipe.lib.candidates import SiteContext, SitePage, build_candidates
 from linkpipe.lib.clusters import cluster_pages
 from linkpipe.lib.lexical import is_generic_anchor
 from linkpipe.lib.scoring import PageFacts, ScoringConfig, score_opportunities
+from linkpipe.lib.semantic_anchors import encode_sources
 from linkpipe.lib.stages.common import StageResult, fetch_dicts, preview
-from linkpipe.lib.stages.vectors import load_ann_index, load_crawl_vectors
+from linkpipe.lib.stages.vectors import (
+    cached_embedder,
+    embed_cached,
+    load_ann_index,
+    load_crawl_vectors,
+)
 from linkpipe.lib.storage import open_db, write_partition
 
-MAX_TEXT_CHARS = 20_000  # of each page's main text used for TF-IDF
+MAX_TEXT_CHARS = 20_000
+SEMANTIC_ANCHOR_MAX_PAGES = 20_000  # above this, lexical anchors (sentence embedding cost)  # of each page's main text used for TF-IDF
 
 
 def _links(con: Any, crawl_id: str) -> tuple[dict, dict, dict]:
@@ -76,17 +83,34 @@ def _source_texts(con: Any, crawl_id: str, shard: int) -> dict[str, SourceText]:
 
 
 def materialize_candidate_pairs(
-    db_path: str | Path, crawl_id: str, shard: int, k: int = 20
+    db_path: str | Path,
+    crawl_id: str,
+    shard: int,
+    model: str,
+    k: int = 20,
+    semantic_anchor_max_pages: int = SEMANTIC_ANCHOR_MAX_PAGES,
 ) -> StageResult:
-    """Semantic and lexical candidates for the shard's source pages, with anchors."""
+    """Semantic and lexical candidates for the shard's source pages, with anchors.
+
+    Anchors are placed semantically (sentence and word vectors, cached) on sites of up to
+    ``semantic_anchor_max_pages`` indexable pages, lexically above that.
+    """
     site = load_site_context(db_path, crawl_id)
     ann = load_ann_index(db_path, crawl_id)
     with open_db(db_path) as con:
         texts = _source_texts(con, crawl_id, shard)
     sources = sorted(texts)
+    semantic = len(site.pages) <= semantic_anchor_max_pages
+    embedder = cached_embedder(model) if semantic and sources else None
+
+    def encode(items: Any) -> Any:
+        return embed_cached(db_path, embedder, list(items), f"anchors shard {shard}")[0]
+
     rows: list[dict[str, Any]] = []
     for i in range(0, len(sources), 64):
-        rows += build_candidates(site, sources[i : i + 64], texts, ann, k=k)
+        batch = sources[i : i + 64]
+        vectors = encode_sources({u: texts[u] for u in batch}, encode) if embedder else None
+        rows += build_candidates(site, batch, texts, ann, k=k, sentence_vectors=vectors)
         progress.report(f"candidates shard {shard}", min(i + 64, len(sources)), len(sources))
     with open_db(db_path) as con:
         written = write_partition(con, crawl_id, {"candidate_pairs": rows}, shard=shard)
@@ -96,6 +120,7 @@ def materialize_candidate_pairs(
             sorted(rows, key=lambda r: -r["semantic_sim"]),
             ["source_url", "target_url", "semantic_sim", "anchor_text"],
         ),
+        {"anchor_mode": "semantic" if semantic else "lexical"},
     )
 
 

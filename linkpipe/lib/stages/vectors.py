@@ -11,6 +11,7 @@ import pyarrow as pa
 from linkpipe.lib import progress
 from linkpipe.lib.ann import AnnIndex, build_index, deserialize, serialize
 from linkpipe.lib.embedding import Embedder, make_embedder
+from linkpipe.lib.sharding import text_hash
 from linkpipe.lib.stages.common import StageResult, fetch_dicts
 from linkpipe.lib.storage import load_sql, open_db, write_partition
 
@@ -21,52 +22,33 @@ def cached_embedder(model: str) -> Embedder:
     return make_embedder(model)
 
 
-def materialize_page_embeddings(
-    db_path: str | Path, crawl_id: str, shard: int, model: str
-) -> StageResult:
-    """Embed the shard's summaries; texts already embedded with this model are reused."""
-    with open_db(db_path) as con:
-        rows = fetch_dicts(con, "summaries_for_embedding", [crawl_id, shard])
-    hashes = sorted({r["summary_hash"] for r in rows})
-    embedder = cached_embedder(model) if rows else None
-    model_id = embedder.model_id if embedder else model
+def embed_cached(
+    db_path: str | Path, embedder: Embedder, texts: list[str], stage: str = "embeddings"
+) -> tuple[np.ndarray, set[str]]:
+    """Vectors for ``texts``, reusing ``embedding_cache`` by (text hash, model id); returns
+    (matrix aligned with texts, hashes of the texts newly embedded). The database is held only
+    for the lookup and the insert, never while the model runs."""
+    hashes = [text_hash(t) for t in texts]
     cached: dict[str, np.ndarray] = {}
-    if rows:
+    if texts:
         with open_db(db_path) as con:
             for h, vec in con.execute(
-                load_sql("queries/cached_embeddings"), [model_id, hashes]
+                load_sql("queries/cached_embeddings"), [embedder.model_id, sorted(set(hashes))]
             ).fetchall():
                 cached[h] = np.asarray(vec, dtype=np.float32)
-    missing = {r["summary_hash"]: r["summary"] for r in rows if r["summary_hash"] not in cached}
-    texts = list(missing.values())
-    new: dict[str, np.ndarray] = {}
-    if texts and embedder is not None:
+    missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in cached}
+    if missing:
         vectors = embedder.embed(
-            texts, progress=lambda d, t: progress.report(f"embeddings shard {shard}", d, t)
+            list(missing.values()), progress=lambda d, t: progress.report(stage, d, t)
         )
         new = dict(zip(missing.keys(), vectors, strict=True))
-    out = [
-        {
-            "url": r["url"],
-            "text_hash": r["summary_hash"],
-            "model_id": model_id,
-            "cache_hit": r["summary_hash"] in cached,
-            "embedding": (
-                cached.get(r["summary_hash"])
-                if r["summary_hash"] in cached
-                else new[r["summary_hash"]]
-            ).tolist(),
-        }
-        for r in rows
-    ]
-    with open_db(db_path) as con:
-        if new:
+        with open_db(db_path) as con:
             con.register(
                 "_linkpipe_new_vectors",
                 pa.table(
                     {
-                        "text_hash": list(new.keys()),
-                        "model_id": [model_id] * len(new),
+                        "text_hash": list(new),
+                        "model_id": [embedder.model_id] * len(new),
                         "embedding": [v.tolist() for v in new.values()],
                     }
                 ),
@@ -75,11 +57,46 @@ def materialize_page_embeddings(
             con.execute(load_sql("queries/insert_embedding_cache"))
             con.execute("COMMIT")
             con.unregister("_linkpipe_new_vectors")
+        cached.update(new)
+    dim = embedder.dim
+    matrix = np.stack([cached[h] for h in hashes]) if texts else np.zeros((0, dim), np.float32)
+    return matrix.astype(np.float32), set(missing)
+
+
+def materialize_page_embeddings(
+    db_path: str | Path, crawl_id: str, shard: int, model: str
+) -> StageResult:
+    """Embed the shard's summaries; texts already embedded with this model are reused."""
+    with open_db(db_path) as con:
+        rows = fetch_dicts(con, "summaries_for_embedding", [crawl_id, shard])
+    if not rows:
+        with open_db(db_path) as con:
+            written = write_partition(con, crawl_id, {"page_embeddings": []}, shard=shard)
+        return StageResult(written, [], {"model_id": model, "embedded": 0, "cache_hits": 0})
+    embedder = cached_embedder(model)
+    matrix, fresh = embed_cached(
+        db_path, embedder, [r["summary"] for r in rows], f"embeddings shard {shard}"
+    )
+    out = [
+        {
+            "url": r["url"],
+            "text_hash": r["summary_hash"],
+            "model_id": embedder.model_id,
+            "cache_hit": r["summary_hash"] not in fresh,
+            "embedding": vec.tolist(),
+        }
+        for r, vec in zip(rows, matrix, strict=True)
+    ]
+    with open_db(db_path) as con:
         written = write_partition(con, crawl_id, {"page_embeddings": out}, shard=shard)
     return StageResult(
         written,
         [{"url": r["url"], "cache_hit": r["cache_hit"]} for r in out[:5]],
-        {"model_id": model_id, "embedded": len(new), "cache_hits": len(out) - len(new)},
+        {
+            "model_id": embedder.model_id,
+            "embedded": len(fresh),
+            "cache_hits": len(out) - len(fresh),
+        },
     )
 
 
