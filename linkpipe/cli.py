@@ -36,6 +36,8 @@ def run_pipeline(
     model: str,
     max_pages: int,
     stages: tuple[str, ...] = ("all",),
+    source: str = "crawler",
+    source_path: str = "",
 ) -> dict[str, float]:
     """Register the crawl and materialize the graph; return seconds per step."""
     from linkpipe.cli_output import ProgressPrinter
@@ -44,7 +46,7 @@ def run_pipeline(
     from linkpipe.lib.stages.crawl_export import register_crawl
 
     _check_db_writable(db)
-    register_crawl(db, crawl_id, url, "crawler", "", {"max_pages": max_pages})
+    register_crawl(db, crawl_id, url, source, source_path, {"max_pages": max_pages})
     printer = ProgressPrinter()
     progress.set_reporter(printer)
     timings: dict[str, float] = {}
@@ -135,6 +137,45 @@ def cmd_crawl(args: argparse.Namespace) -> None:
     console.print(f"crawl {crawl_id} stored in {db}")
 
 
+def cmd_import(args: argparse.Namespace) -> None:
+    from linkpipe.cli_output import console
+    from linkpipe.lib.importers import read_screaming_frog, read_url_list, read_warc
+    from linkpipe.lib.stages.crawl_export import detect_import_kind
+
+    path = Path(args.path).resolve()
+    if not path.exists():
+        raise UserError(f"no such file or folder: {path}")
+    kind = detect_import_kind(path) if args.kind == "auto" else args.kind
+    # Read once before registering anything: a malformed file names file, line and column
+    # and leaves the database untouched.
+    readers = {"screaming_frog": read_screaming_frog, "warc": read_warc}
+    if kind in readers:
+        imported = readers[kind](path)
+        start_url = imported.start_url
+        for warning in imported.warnings[:10]:
+            console.print(f"warning: {warning}")
+    else:
+        urls = read_url_list(path)
+        start_url = urls[0]
+    db = Path(args.db)
+    crawl_id = args.crawl_id or f"{kind.replace('_', '-')}-" + _default_crawl_id(db)
+    stages = ("all",) if not args.no_graph else ("crawl_export", "indexable_pages", "link_graph")
+    timings = run_pipeline(
+        start_url,
+        db,
+        crawl_id,
+        args.model,
+        10**7,
+        stages=stages,
+        source=kind,
+        source_path=str(path),
+    )
+    console.print(
+        f"imported {kind} as crawl {crawl_id}: "
+        + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items())
+    )
+
+
 def cmd_sql(args: argparse.Namespace) -> None:
     import duckdb
 
@@ -188,6 +229,17 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.set_defaults(func=func)
 
+    p = sub.add_parser("import", help="import a Screaming Frog folder, a WARC file or a URL list")
+    p.add_argument("path")
+    p.add_argument("--db", required=True)
+    p.add_argument("--crawl-id")
+    p.add_argument("--kind", choices=["auto", "screaming_frog", "warc", "url_list"], default="auto")
+    p.add_argument("--no-graph", action="store_true", help="stop after the link graph")
+    p.add_argument(
+        "--model", default=os.environ.get("LINKPIPE_MODEL", DEFAULT_MODEL), help=model_help
+    )
+    p.set_defaults(func=cmd_import)
+
     p = sub.add_parser("sql", help="run a read-only SQL query")
     p.add_argument("--db", required=True)
     p.add_argument("--format", choices=["table", "csv", "tsv"], default="table")
@@ -202,11 +254,20 @@ def main(argv: list[str] | None = None) -> int:
     from linkpipe.defs.runner import RunFailed
     from linkpipe.lib.crawl import CrawlError
     from linkpipe.lib.embedding import EmbeddingError
+    from linkpipe.lib.importers import ImportFormatError
     from linkpipe.lib.storage import StorageError
 
     try:
         args.func(args)
-    except (UserError, StorageError, CrawlError, EmbeddingError, RunFailed, ValueError) as exc:
+    except (
+        UserError,
+        StorageError,
+        CrawlError,
+        EmbeddingError,
+        RunFailed,
+        ImportFormatError,
+        ValueError,
+    ) as exc:
         print(f"linkpipe: error: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # output piped into head & co.

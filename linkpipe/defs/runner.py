@@ -20,6 +20,8 @@ from linkpipe.lib.sharding import DEFAULT_SHARDS
 DAGSTER_YAML = """\
 telemetry:
   enabled: false
+python_logs:
+  python_log_level: WARNING
 concurrency:
   pools:
     default_limit: 1

@@ -175,9 +175,11 @@ def classify_pages(
         }
         if reason is None and page_type in rules.excluded_types:
             row["reason"] = page_type
+        elif reason is None and not page.get("html"):
+            pass  # imported without HTML (Screaming Frog): no text to judge thinness by
         elif reason is None and row["word_count"] < rules.min_words:
             row["reason"], row["detail"] = "thin", f"{row['word_count']} words"
-        if row["reason"] is None:
+        if row["reason"] is None and text:
             idx = len(rows)
             text_hashes[idx] = hashlib.sha1(text.lower().encode()).hexdigest()
             hashes[idx] = simhash(text)

@@ -12,7 +12,8 @@ import pyarrow as pa
 
 from linkpipe.lib import progress
 from linkpipe.lib.crawl import CrawlConfig, CrawlError, run_crawl
-from linkpipe.lib.records import PageRecord
+from linkpipe.lib.importers import read_screaming_frog, read_url_list, read_warc
+from linkpipe.lib.records import LinkRecord, PageRecord
 from linkpipe.lib.sharding import shard_of
 from linkpipe.lib.stages.common import StageResult, compress_html, decompress_html, fetch_dicts
 from linkpipe.lib.storage import load_sql, open_db, write_partition
@@ -84,9 +85,9 @@ def _page_batches(pages: Iterator[PageRecord], n_shards: int) -> Iterator[pa.Tab
         yield pa.Table.from_pylist(batch)
 
 
-def _link_batches(result: Any) -> Iterator[pa.Table]:
+def _link_batches(links: Iterator[LinkRecord]) -> Iterator[pa.Table]:
     batch: list[dict[str, Any]] = []
-    for link in result.iter_links():
+    for link in links:
         batch.append(link.as_row())
         if len(batch) >= BATCH * 10:
             yield pa.Table.from_pylist(batch)
@@ -96,10 +97,11 @@ def _link_batches(result: Any) -> Iterator[pa.Table]:
 
 
 def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) -> StageResult:
-    """Crawl the registered start URL and replace the crawl's pages and links."""
+    """Crawl the registered start URL (or read the registered import) and replace the crawl's
+    pages and links in one transaction."""
     settings = crawl_settings(db_path, crawl_id)
-    if settings["source"] != "crawler":
-        raise CrawlError(f"crawl {crawl_id!r} was imported ({settings['source']}); re-import it")
+    if settings["source"] in IMPORTERS:
+        return _materialize_import(db_path, crawl_id, n_shards, settings)
     config = CrawlConfig.from_dict(
         {**json.loads(settings["config_json"] or "{}"), "start_url": settings["start_url"]}
     )
@@ -108,6 +110,9 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
         reused = _write_previous(db_path, crawl_id, config.start_url, out / "previous_in.jsonl")
         if reused:
             config.previous_path = str(out / "previous_in.jsonl")
+        if settings["source"] == "url_list":
+            config.seed_urls = read_url_list(Path(settings["source_path"]))
+            config.follow_links = False
         result = run_crawl(
             config,
             out / "crawl",
@@ -119,15 +124,49 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
                 crawl_id,
                 {
                     "crawl_pages": _page_batches(result.iter_pages(), n_shards),
-                    "crawl_links": _link_batches(result),
+                    "crawl_links": _link_batches(result.iter_links()),
                 },
             )
         pages_preview = [
             {"url": p.url, "status": p.status, "title": p.title, "depth": p.depth}
             for _, p in zip(range(5), result.iter_pages(), strict=False)
         ]
-    stats = dict(result.stats)
-    return StageResult(rows, pages_preview, {"crawl_stats": stats, "previous_pages": reused})
+    return StageResult(
+        rows, pages_preview, {"crawl_stats": dict(result.stats), "previous_pages": reused}
+    )
+
+
+IMPORTERS = {"screaming_frog": read_screaming_frog, "warc": read_warc}
+
+
+def _materialize_import(
+    db_path: str | Path, crawl_id: str, n_shards: int, settings: dict[str, Any]
+) -> StageResult:
+    """Read a Screaming Frog folder or a WARC file; a malformed file writes nothing."""
+    imported = IMPORTERS[settings["source"]](Path(settings["source_path"]))
+    with open_db(db_path) as con:
+        rows = write_partition(
+            con,
+            crawl_id,
+            {
+                "crawl_pages": _page_batches(iter(imported.pages), n_shards),
+                "crawl_links": _link_batches(iter(imported.links)),
+            },
+        )
+    pages_preview = [
+        {"url": p.url, "status": p.status, "title": p.title} for p in imported.pages[:5]
+    ]
+    return StageResult(rows, pages_preview, {"warnings": imported.warnings[:50]})
+
+
+def detect_import_kind(path: Path) -> str:
+    """screaming_frog (a folder with internal_all.csv), warc (*.warc[.gz]) or url_list."""
+    if path.is_dir():
+        return "screaming_frog"
+    name = path.name.lower()
+    if name.endswith((".warc", ".warc.gz", ".arc.gz")):
+        return "warc"
+    return "url_list"
 
 
 def latest_crawler_settings(db_path: str | Path) -> dict[str, Any] | None:

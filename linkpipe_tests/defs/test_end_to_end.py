@@ -1,0 +1,119 @@
+"""The whole asset graph, materialized for real on the demo site with the real model."""
+
+import duckdb
+import pytest
+
+from linkpipe.defs.runner import instance_for, run_graph
+from linkpipe.lib.embedding import DEFAULT_MODEL
+from linkpipe.lib.stages.crawl_export import register_crawl
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory, demo_site):
+    db = tmp_path_factory.mktemp("e2e") / "linkpipe.duckdb"
+    start = demo_site.base_url + "/"
+    for crawl_id in ("crawl-1", "crawl-2"):
+        register_crawl(db, crawl_id, start, "crawler", "", {"max_pages": 300})
+        run_graph(db, crawl_id, DEFAULT_MODEL)
+    con = duckdb.connect(str(db), read_only=True)
+    yield con, demo_site.base_url, db
+    con.close()
+
+
+def q(con, sql, *params):
+    return con.execute(sql, list(params)).fetchall()
+
+
+def test_every_asset_wrote_rows_for_both_crawls(demo_db):
+    con, _, _ = demo_db
+    for table in ("crawl_pages", "crawl_links", "indexable_pages", "page_summaries",
+                  "page_sentences", "page_embeddings", "ann_indexes", "link_edges",
+                  "page_link_metrics", "candidate_pairs", "link_opportunities", "topic_clusters"):
+        counts = dict(q(con, f"SELECT crawl_id, count(*) FROM {table} GROUP BY ALL"))
+        assert counts.get("crawl-1", 0) > 0 and counts["crawl-1"] == counts.get("crawl-2"), table
+    (n_pages,) = q(con, "SELECT count(*) FROM crawl_pages WHERE crawl_id = 'crawl-1' AND status = 200")[0]
+    assert n_pages >= 64
+    assert q(con, "SELECT count(DISTINCT shard) FROM page_summaries WHERE crawl_id='crawl-1'") == [(4,)]
+
+
+def test_excluded_pages_have_their_reasons_and_never_appear(demo_db, demo_expectations):
+    con, base, _ = demo_db
+    reasons = dict(q(con, "SELECT url, reason FROM indexable_pages WHERE crawl_id='crawl-1' AND NOT indexable"))
+    for path, reason in demo_expectations["excluded"].items():
+        assert reasons.get(base + path) == reason, path
+    assert all(reasons.values())
+    used = q(con, """SELECT count(*) FROM link_opportunities o JOIN indexable_pages i
+                     ON i.crawl_id = o.crawl_id AND NOT i.indexable
+                     AND (i.url = o.source_url OR i.url = o.target_url)""")
+    assert used == [(0,)]
+    assert q(con, "SELECT count(*) FROM v_excluded_pages WHERE reason IS NULL") == [(0,)]
+
+
+def test_orphan_and_deep_pages(demo_db, demo_expectations):
+    con, base, _ = demo_db
+    orphan = base + demo_expectations["orphan"]
+    assert q(con, "SELECT is_orphan, in_sitemap FROM page_link_metrics WHERE crawl_id='crawl-1' AND url=?", orphan) == [(True, True)]
+    assert (orphan,) in q(con, "SELECT url FROM v_orphan_pages")
+    suggested = q(con, "SELECT count(*) FROM link_opportunities WHERE crawl_id='crawl-1' AND target_url=?", orphan)
+    assert suggested[0][0] >= 1
+    deep = base + demo_expectations["deep_page"]
+    assert q(con, "SELECT click_depth, is_deep FROM page_link_metrics WHERE crawl_id='crawl-1' AND url=?", deep) == [(5, True)]
+
+
+def test_related_pairs_with_different_words_are_found_with_real_anchors(demo_db, demo_expectations):
+    con, base, _ = demo_db
+    found = 0
+    for pair in demo_expectations["related_pairs"]:
+        rows = q(con, """SELECT o.anchor_text, o.anchor_start, o.anchor_end, o.sentence, s.main_text, o.reason
+                         FROM link_opportunities o JOIN page_summaries s
+                         ON s.crawl_id = o.crawl_id AND s.url = o.source_url
+                         WHERE o.crawl_id='crawl-1' AND o.source_url=? AND o.target_url=?""",
+                 base + pair["source"], base + pair["target"])
+        if not rows:
+            continue
+        found += 1
+        anchor, start, end, sentence, main_text, reason = rows[0]
+        assert reason and "no content link between them" in reason
+        if anchor is not None:
+            assert main_text[start:end] == anchor
+            assert anchor in sentence and sentence in main_text
+    assert found >= 0.8 * len(demo_expectations["related_pairs"])
+    # the flagship vocabulary-gap pair: semantic, not keyword, evidence
+    zombie = q(con, """SELECT anchor_text, rank FROM link_opportunities WHERE crawl_id='crawl-1'
+                       AND source_url=? AND target_url=?""",
+               base + "/blog/zombie-pages/", base + "/guides/content-pruning/")
+    assert zombie == [("removing low-quality pages", 1)]
+
+
+def test_no_suggestion_repeats_an_existing_content_link(demo_db):
+    con, _, _ = demo_db
+    assert q(con, """SELECT count(*) FROM link_opportunities o JOIN link_edges e
+                     ON e.crawl_id = o.crawl_id AND e.source_url = o.source_url
+                     AND e.resolved_url = o.target_url AND e.position = 'content'""") == [(0,)]
+    rows = q(con, "SELECT source_url, rank FROM v_opportunities ORDER BY source_url, rank")
+    by_source = {}
+    for source, rank in rows:
+        by_source.setdefault(source, []).append(rank)
+    assert all(ranks == list(range(1, len(ranks) + 1)) for ranks in by_source.values())
+
+
+def test_second_crawl_reuses_cached_embeddings(demo_db):
+    con, _, _ = demo_db
+    hits = dict(q(con, "SELECT crawl_id, bool_and(cache_hit) FROM page_embeddings GROUP BY ALL"))
+    assert hits == {"crawl-1": False, "crawl-2": True}
+    first = q(con, "SELECT url, embedding FROM page_embeddings WHERE crawl_id='crawl-1' ORDER BY url")
+    second = q(con, "SELECT url, embedding FROM page_embeddings WHERE crawl_id='crawl-2' ORDER BY url")
+    assert first == second
+
+
+def test_materializations_report_row_counts_and_previews(demo_db):
+    _, _, db = demo_db
+    import dagster as dg
+
+    instance = instance_for(db)
+    event = instance.get_latest_materialization_event(dg.AssetKey("link_opportunities"))
+    meta = event.asset_materialization.metadata
+    assert meta["dagster/row_count"].value > 0 and "preview" in meta
+    assert event.asset_materialization.partition == "crawl-2"

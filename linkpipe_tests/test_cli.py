@@ -1,0 +1,82 @@
+"""The console script: queries, formats, and bad input as one clear line with exit status 1."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from linkpipe.lib.static_site import serve_site
+from linkpipe.lib.storage import open_db, write_partition
+
+
+def linkpipe(*args: str, timeout: int = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "linkpipe.cli", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture()
+def stored_db(tmp_path: Path) -> Path:
+    db = tmp_path / "kept.duckdb"
+    with open_db(db) as con:
+        con.execute("INSERT INTO crawls (crawl_id, start_url, source) VALUES ('old', 'http://x.test/', 'crawler')")
+        write_partition(con, "old", {"crawl_links": [
+            {"source_url": "http://x.test/", "target_url": "http://x.test/a/", "anchor_text": "A, \"quoted\""}]})
+    return db
+
+
+def test_sql_formats(stored_db: Path):
+    out = linkpipe("sql", "--db", str(stored_db), "--format", "csv",
+                   "SELECT source_url, anchor_text FROM crawl_links")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["source_url,anchor_text", 'http://x.test/,"A, ""quoted"""']
+    tsv = linkpipe("sql", "--db", str(stored_db), "--format", "tsv", "SELECT 1 AS a, 'b' AS b")
+    assert tsv.stdout.splitlines() == ["a\tb", "1\tb"]
+
+
+def test_sql_is_read_only(stored_db: Path):
+    out = linkpipe("sql", "--db", str(stored_db), "DELETE FROM crawl_links")
+    assert out.returncode == 1
+    assert out.stderr.startswith("linkpipe: error: query failed:") and "read-only" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def check_one_line_error(out: subprocess.CompletedProcess, *needles: str) -> None:
+    assert out.returncode == 1
+    lines = out.stderr.strip().splitlines()
+    assert lines[-1].startswith("linkpipe: error:")
+    assert "Traceback" not in out.stderr and "Traceback" not in out.stdout
+    for needle in needles:
+        assert needle in lines[-1]
+
+
+def assert_untouched(db: Path) -> None:
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT crawl_id, count(*) FROM crawl_links GROUP BY ALL").fetchall() == [("old", 1)]
+    con.close()
+
+
+def test_unreachable_start_url(stored_db: Path):
+    out = linkpipe("run", "http://127.0.0.1:9/", "--db", str(stored_db), "--crawl-id", "bad")
+    check_one_line_error(out, "127.0.0.1:9")
+    assert_untouched(stored_db)
+
+
+def test_site_without_html(stored_db: Path, tmp_path: Path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_bytes(b"%PDF-1.4 not html")
+    (site / "_routes.json").write_text('{"headers": {"/": {"Content-Type": "application/pdf"}}}')
+    with serve_site(site) as served:
+        out = linkpipe("run", served.base_url + "/", "--db", str(stored_db), "--crawl-id", "nohtml")
+    check_one_line_error(out)
+    assert "html" in out.stderr.lower()
+    assert_untouched(stored_db)
+
+
+def test_unwritable_database_path(tmp_path: Path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    out = linkpipe("run", "http://127.0.0.1:9/", "--db", str(blocker / "db.duckdb"))
+    check_one_line_error(out, "cannot open database")
