@@ -200,6 +200,7 @@ def cmd_sql(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from linkpipe.cli_review import add_review_parser
     from linkpipe.lib.embedding import DEFAULT_MODEL
 
     parser = argparse.ArgumentParser(prog="linkpipe", description=__doc__)
@@ -239,6 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", default=os.environ.get("LINKPIPE_MODEL", DEFAULT_MODEL), help=model_help
     )
     p.set_defaults(func=cmd_import)
+
+    add_review_parser(sub)
 
     p = sub.add_parser("sql", help="run a read-only SQL query")
     p.add_argument("--db", required=True)

@@ -7,12 +7,16 @@ ORDER BY created_at DESC, crawl_id DESC
 LIMIT 1;
 
 CREATE OR REPLACE VIEW v_opportunities_all AS
-SELECT crawl_id, source_url, target_url, rank, score, anchor_text, sentence,
-       anchor_start, anchor_end, reason, placement, paragraph_idx, decision,
-       relevance, semantic_sim, lexical_sim, title_match, graph_score,
-       target_need, business_value, source_authority, direction_factor,
-       source_type, target_type
-FROM link_opportunities;
+-- Decisions are joined live: a pair rejected after scoring disappears at once.
+SELECT o.crawl_id, o.source_url, o.target_url, o.rank, o.score, o.anchor_text, o.sentence,
+       o.anchor_start, o.anchor_end, o.reason, o.placement, o.paragraph_idx,
+       d.decision, d.decided_by, d.note AS decision_note,
+       o.relevance, o.semantic_sim, o.lexical_sim, o.title_match, o.graph_score,
+       o.target_need, o.business_value, o.source_authority, o.direction_factor,
+       o.source_type, o.target_type
+FROM link_opportunities o
+LEFT JOIN link_decisions d ON d.source_url = o.source_url AND d.target_url = o.target_url
+WHERE d.decision IS NULL OR d.decision <> 'rejected';
 
 CREATE OR REPLACE VIEW v_opportunities AS
 SELECT * FROM v_opportunities_all
@@ -45,3 +49,12 @@ WHERE is_gap AND crawl_id = (SELECT crawl_id FROM crawls ORDER BY created_at DES
 CREATE OR REPLACE VIEW v_cannibalisation AS
 SELECT * FROM cannibalisation_pairs
 WHERE crawl_id = (SELECT crawl_id FROM crawls ORDER BY created_at DESC, crawl_id DESC LIMIT 1);
+
+CREATE OR REPLACE VIEW v_decisions AS
+-- Every decision, and whether an accepted link now exists in the latest crawl's content.
+SELECT d.*, d.decision = 'accepted' AND EXISTS (
+    SELECT 1 FROM link_edges e
+    WHERE e.crawl_id = (SELECT crawl_id FROM crawls ORDER BY created_at DESC, crawl_id DESC LIMIT 1)
+      AND e.source_url = d.source_url AND e.resolved_url = d.target_url AND e.position = 'content'
+) AS implemented
+FROM link_decisions d;
