@@ -201,6 +201,7 @@ def cmd_sql(args: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from linkpipe.cli_review import add_review_parser
+    from linkpipe.cli_signals import add_signals_parser
     from linkpipe.lib.embedding import DEFAULT_MODEL
 
     parser = argparse.ArgumentParser(prog="linkpipe", description=__doc__)
@@ -242,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_import)
 
     add_review_parser(sub)
+    add_signals_parser(sub)
 
     p = sub.add_parser("sql", help="run a read-only SQL query")
     p.add_argument("--db", required=True)

@@ -255,3 +255,16 @@ CREATE TABLE IF NOT EXISTS link_decisions (
     crawl_id VARCHAR,                -- the crawl the editor reviewed
     PRIMARY KEY (source_url, target_url)
 );
+
+CREATE TABLE IF NOT EXISTS page_signals (
+    kind VARCHAR NOT NULL,           -- gsc | analytics | backlinks | priority
+    url VARCHAR NOT NULL,            -- as in the imported file
+    clicks DOUBLE,
+    impressions DOUBLE,
+    position DOUBLE,
+    conversions DOUBLE,
+    backlinks DOUBLE,
+    priority DOUBLE,
+    source_file VARCHAR,
+    imported_at TIMESTAMP DEFAULT current_timestamp
+);

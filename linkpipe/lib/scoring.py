@@ -58,6 +58,7 @@ class PageFacts:
     is_orphan: bool = False
     is_deep: bool = False
     business_value: float = 0.0  # 0..1 from imports (clicks, conversions, priority lists)
+    value_notes: list[str] = field(default_factory=list)  # why it has that value, in words
 
 
 def direction_factor(config: ScoringConfig, source_type: str, target_type: str) -> float:
@@ -132,7 +133,7 @@ def build_reason(cand: dict[str, Any], source: PageFacts, target: PageFacts) -> 
     if cand["cocitation"] > 0:
         parts.append("often linked from the same pages")
     if target.business_value > 0:
-        parts.append("target has business value")
+        parts.append("target is " + ", ".join(target.value_notes or ["valuable to the business"]))
     parts.append("no content link between them")
     return "; ".join(parts)
 

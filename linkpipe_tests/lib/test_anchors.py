@@ -1,6 +1,12 @@
 """Anchor placement on real sentences: exact mentions, windows, and the rules."""
 
-from linkpipe.lib.anchors import SourceText, TargetProfile, place_anchor, target_phrases, title_phrases
+from linkpipe.lib.anchors import (
+    SourceText,
+    TargetProfile,
+    place_anchor,
+    target_phrases,
+    title_phrases,
+)
 from linkpipe.lib.extraction import extract_main_content
 from linkpipe.lib.lexical import is_generic_anchor
 

@@ -144,7 +144,8 @@ def main_routes(base: str) -> Routes:
     <a href="/big/">big</a>, <a href="http://example.org/page">elsewhere</a>,
     <a href="mailto:team@example.com">mail us</a>, <a href="javascript:void(0)">js</a>,
     <a href="tel:+123">call</a>, <a href="/private/secret">secret</a>, <a href="/nobody/">nobody</a>,
-    <a href="/file.pdf">a pdf</a>, <a href="/about/?utm_source=home#team">about again</a></p></main>
+    <a href="/file.pdf">a pdf</a>, <a href="/about/?utm_source=home#team">about again</a>,
+    <a href="/campaign/?utm_source=news&amp;b=2&amp;a=1#top">campaign</a></p></main>
     """
     latin = page(
         "Café – crème",
@@ -193,7 +194,7 @@ def main_routes(base: str) -> Routes:
             page("Moved", head='<meta http-equiv="refresh" content="0; url=/about/">')
         ),
         "/flaky/": Route(page("Oops"), status=500),
-        "/slow/": Route(page("Slow"), delay_s=3.0),
+        "/slow/": Route(page("Slow"), delay_s=4.0),
         **{f"/calendar/2024/{m}/": calendar for m in range(1, 30)},
         "/latin/": Route(latin.encode("cp1252"), headers={"Content-Type": "text/html"}),
         "/latin-nodecl/": Route(
@@ -208,6 +209,7 @@ def main_routes(base: str) -> Routes:
         "/orphan/": Route(page("Orphan", '<a href="/orphan-child/">child</a>')),
         "/orphan-child/": Route(page("Orphan child")),
         "/orphan2/": Route(page("Orphan 2")),
+        "/campaign/?a=1&b=2": Route(page("Campaign")),
     }
 
 
@@ -225,7 +227,7 @@ class Crawled:
 
 def crawl(site: ServedSite, tmp: Path, **overrides: object) -> Crawled:
     progress: list[tuple[int, int]] = []
-    settings = {"max_pages": 100, "request_timeout_s": 1.0, "total_time_s": 20.0, "retry_times": 1}
+    settings = {"max_pages": 100, "request_timeout_s": 1.5, "total_time_s": 20.0, "retry_times": 1}
     config = CrawlConfig(site.base + "/", **{**settings, **overrides})  # type: ignore[arg-type]
     result = run_crawl(config, tmp, progress=lambda f, q: progress.append((f, q)))
     pages: dict[str, PageRecord] = {}
@@ -289,7 +291,7 @@ def test_error_statuses_retries_and_timeouts(main_crawl: Crawled) -> None:
     assert (flaky.status, flaky.html) == (500, "")
     assert main_crawl.site.hits["/flaky/"] == 2  # retry_times=1
     slow = main_crawl.at("/slow/")
-    assert (slow.status, slow.error) == (0, "timeout")
+    assert (slow.status, slow.error, slow.final_url) == (0, "timeout", "")
     stats = main_crawl.result.stats
     assert stats["errors"]["timeout"] == 1 and stats["retries"] >= 2
     assert stats["status"]["404"] == 1 and stats["status"]["500"] == 1
@@ -342,6 +344,12 @@ def test_scope_external_and_non_crawlable_links(main_crawl: Crawled) -> None:
     assert [link.target_url for link in home_links].count(base + "/about/") == 2
     positions = {link.anchor_text: link.position for link in home_links}
     assert positions["About us"] == "navigation" and positions["the old page"] == "content"
+
+
+def test_normalized_url_keeps_original(main_crawl: Crawled) -> None:
+    campaign = main_crawl.at("/campaign/?a=1&b=2")
+    assert campaign.title == "Campaign"
+    assert campaign.original_url == main_crawl.site.base + "/campaign/?utm_source=news&b=2&a=1#top"
 
 
 def test_non_html_recorded_not_parsed(main_crawl: Crawled) -> None:
@@ -469,6 +477,24 @@ def test_total_time_limit_stops_the_crawl(tmp_path: Path) -> None:
     stats = crawled.result.stats
     assert stats["finish_reason"] == "closespider_timeout"
     assert 3 <= stats["html_pages"] < 20 and crawled.at("/").status == 200
+
+
+def slow_routes(base: str) -> Routes:
+    slow: Routes = {f"/s{i}/": Route(page(f"S{i}", '<a href="/">home</a>'), delay_s=0.1) for i in range(24)}
+    return {"/": Route(page("Home", "".join(f'<a href="/s{i}/">s{i}</a>' for i in range(24)))), **slow}
+
+
+def test_job_dir_resumes_a_stopped_crawl(tmp_path: Path) -> None:
+    options = {"use_sitemap": False, "obey_robots": False, "concurrency": 2, "job_dir": str(tmp_path / "job")}
+    with serve(slow_routes) as site:
+        first = crawl(site, tmp_path / "out", total_time_s=0.6, **options)
+        assert first.result.stats["finish_reason"] == "closespider_timeout"
+        assert 1 < len(first.pages) < 25
+        resumed = crawl(site, tmp_path / "out", **options)
+    assert resumed.result.stats["finish_reason"] == "finished"
+    assert len(resumed.pages) == 25 and resumed.result.stats["pages"] == 25  # no duplicates, none lost
+    assert all(p.status == 200 for p in resumed.pages.values())
+    assert len(resumed.links) == 24 * 2 and site.hits["/s0/"] == 1
 
 
 def host_routes(base: str) -> Routes:

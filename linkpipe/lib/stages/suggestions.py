@@ -15,6 +15,7 @@ from linkpipe.lib.clusters import cluster_pages
 from linkpipe.lib.lexical import is_generic_anchor
 from linkpipe.lib.scoring import PageFacts, ScoringConfig, score_opportunities
 from linkpipe.lib.semantic_anchors import encode_sources
+from linkpipe.lib.signals import BusinessValue, load_business_values
 from linkpipe.lib.stages.common import StageResult, fetch_dicts, preview
 from linkpipe.lib.stages.vectors import (
     cached_embedder,
@@ -125,46 +126,44 @@ def materialize_candidate_pairs(
 
 
 def materialize_link_opportunities(
-    db_path: str | Path,
-    crawl_id: str,
-    config: ScoringConfig | None = None,
-    business_value: dict[str, float] | None = None,
+    db_path: str | Path, crawl_id: str, config: ScoringConfig | None = None
 ) -> StageResult:
     """Filter, score, cap and explain the crawl's candidates."""
     with open_db(db_path) as con:
         candidates = fetch_dicts(con, "candidates_for_crawl", [crawl_id])
-        facts = {
-            r["url"]: PageFacts(
-                title=r["title"] or "",
-                page_type=r["page_type"] or "page",
-                content_inlinks=r["content_inlinks"],
-                click_depth=r["click_depth"],
-                link_score=r["link_score"],
-                is_orphan=r["is_orphan"],
-                is_deep=r["is_deep"],
-                business_value=(business_value or {}).get(r["url"], 0.0),
-            )
-            for r in fetch_dicts(con, "page_facts", [crawl_id])
-        }
+        page_rows = fetch_dicts(con, "page_facts", [crawl_id])
+        values = load_business_values(con, [r["url"] for r in page_rows])
         decisions = {
             (r["source_url"], r["target_url"]): r["decision"]
             for r in fetch_dicts(con, "decisions", [])
         }
+    facts = {}
+    for r in page_rows:
+        value = values.get(r["url"], BusinessValue())
+        facts[r["url"]] = PageFacts(
+            title=r["title"] or "",
+            page_type=r["page_type"] or "page",
+            content_inlinks=r["content_inlinks"],
+            click_depth=r["click_depth"],
+            link_score=r["link_score"],
+            is_orphan=r["is_orphan"],
+            is_deep=r["is_deep"],
+            business_value=value.value,
+            value_notes=value.notes,
+        )
     rows, cannibal = score_opportunities(candidates, facts, decisions, config)
     with open_db(db_path) as con:
         written = write_partition(
-            con,
-            crawl_id,
-            {
-                "link_opportunities": rows,
-                "cannibalisation_pairs": cannibal,
-            },
+            con, crawl_id, {"link_opportunities": rows, "cannibalisation_pairs": cannibal}
         )
     best = sorted(rows, key=lambda r: -r["score"])
     return StageResult(
         written,
         preview(best, ["source_url", "target_url", "anchor_text", "score"]),
-        {"in_sentence": sum(r["placement"] == "in_sentence" for r in rows)},
+        {
+            "in_sentence": sum(r["placement"] == "in_sentence" for r in rows),
+            "pages_with_business_value": len(values),
+        },
     )
 
 

@@ -1,0 +1,2 @@
+INSERT INTO page_signals (kind, url, clicks, impressions, position, conversions, backlinks, priority, source_file)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?);
