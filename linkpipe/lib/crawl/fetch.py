@@ -1,0 +1,101 @@
+"""Turning Scrapy responses and failures into PageRecord fields."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from typing import Any
+
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Response
+from twisted.python.failure import Failure
+
+from linkpipe.lib.records import PageRecord
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+# error kind -> words for the one-line message when the start URL fails
+ERROR_WORDS = {
+    "timeout": "timed out",
+    "dns": "host name could not be resolved",
+    "connection_refused": "connection refused",
+    "connection_lost": "connection lost before a complete response",
+    "ssl": "TLS/SSL error",
+    "too_large": "response too large",
+}
+
+
+def utc_now() -> str:
+    """Current time, ISO-8601 UTC, seconds precision."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def sha1_text(text: str) -> str:
+    """Hex sha1 of a decoded document."""
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def header(response: Response, name: str) -> str:
+    """All values of a response header joined by ", " (latin-1 decoded, stripped)."""
+    values = response.headers.getlist(name)
+    return ", ".join(v.decode("latin-1").strip() for v in values if v)
+
+
+def mime_type(content_type: str) -> str:
+    """``text/html; charset=x`` -> ``text/html``."""
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+def looks_like_html(mime: str, body: bytes) -> bool:
+    """HTML by declared type, or by sniffing when no type was sent."""
+    if mime in HTML_TYPES:
+        return True
+    if mime:
+        return False
+    start = body[:512].lstrip().lower()
+    return start.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
+
+
+def fill_response_fields(record: PageRecord, response: Response) -> None:
+    """Status, timing and the header-borne fields of a page record."""
+    record.status = response.status
+    record.fetched_at = utc_now()
+    record.response_ms = round(float(response.meta.get("download_latency", 0.0)) * 1000, 2)
+    record.content_type = mime_type(header(response, "Content-Type"))
+    record.etag = header(response, "ETag")
+    record.last_modified = header(response, "Last-Modified")
+    record.x_robots_tag = header(response, "X-Robots-Tag").lower()
+
+
+def classify_failure(failure: Failure) -> str:
+    """A short error kind for a failed download ("timeout", "dns", "connection_refused"...)."""
+    exc: Any = failure.value
+    if isinstance(exc, IgnoreRequest):
+        text = str(exc).lower()
+        return "too_large" if "size" in text or "decompress" in text else "ignored"
+    names = " ".join(cls.__name__ for cls in type(exc).__mro__)
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None:
+        names += " " + " ".join(cls.__name__ for cls in type(cause).__mro__)
+    text = names + " " + str(exc)
+    if "Timeout" in text or "TimedOut" in text or "took longer than" in text:
+        return "timeout"
+    if "DNS" in text or "CannotResolveHost" in text:
+        return "dns"
+    if "ConnectionRefused" in text:
+        return "connection_refused"
+    if "SSL" in text or "TLS" in text:
+        return "ssl"
+    if any(
+        n in text
+        for n in (
+            "ConnectionLost",
+            "ConnectionDone",
+            "ResponseNeverReceived",
+            "ResponseFailed",
+            "DataLoss",
+            "DownloadFailed",
+            "ConnectError",
+        )
+    ):
+        return "connection_lost"
+    return "error:" + type(exc).__name__.lower()

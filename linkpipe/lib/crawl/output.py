@@ -1,0 +1,111 @@
+"""The worker's files: pages.jsonl, raw links (reclassified into links.jsonl at the end), and the
+previous crawl's validators/HTML read lazily for conditional requests."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import IO, Any
+
+from linkpipe.lib.crawl.config import PAGES_FILE
+from linkpipe.lib.records import LinkRecord, PageRecord
+from linkpipe.lib.urls import normalize_url
+
+RAW_LINKS_FILE = "links.raw.jsonl"
+
+
+def _dumps(row: dict[str, Any]) -> str:
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+class CrawlOutput:
+    """Appends records to the output files and keeps the counters for stats.json."""
+
+    def __init__(
+        self, out_dir: Path, append: bool = False, tallies: tuple[Counter[str], ...] | None = None
+    ) -> None:
+        mode = "a" if append else "w"
+        self.out_dir = out_dir
+        self._pages: IO[str] = (out_dir / PAGES_FILE).open(mode, encoding="utf-8")
+        self._links: IO[str] = (out_dir / RAW_LINKS_FILE).open(mode, encoding="utf-8")
+        self.counts, self.status, self.errors = tallies or (Counter(), Counter(), Counter())
+
+    @property
+    def tallies(self) -> tuple[Counter[str], ...]:
+        """The counters, for a resumable crawl's saved state."""
+        return self.counts, self.status, self.errors
+
+    def page(self, record: PageRecord) -> None:
+        """Write one page record."""
+        self._pages.write(_dumps(dict(record.__dict__)))
+        self.counts["pages"] += 1
+        self.status[str(record.status)] += 1
+        if record.error:
+            self.errors[record.error] += 1
+        if record.html:
+            self.counts["html_pages"] += 1
+        for flag in ("truncated", "not_modified", "in_sitemap"):
+            if getattr(record, flag):
+                self.counts[flag] += 1
+
+    def links(self, links: list[LinkRecord]) -> None:
+        """Write one page's links (consecutive lines, as template detection expects)."""
+        if links:
+            self._links.write("".join(_dumps(dict(link.__dict__)) for link in links))
+            self.counts["links"] += len(links)
+
+    def close(self) -> None:
+        self._pages.close()
+        self._links.close()
+
+
+class PreviousCrawl:
+    """Validators of the previous crawl in memory; its HTML stays on disk until a 304 needs it."""
+
+    def __init__(self, path: Path | None, normalize_kwargs: dict[str, Any]) -> None:
+        self.path = path
+        self.index: dict[str, tuple[str, str, int]] = {}  # url -> (etag, last_modified, offset)
+        if path is None or not path.exists():
+            return
+        with path.open("rb") as handle:
+            offset = 0
+            for line in handle:
+                row = json.loads(line)
+                try:
+                    url = normalize_url(row["url"], **normalize_kwargs)
+                except (KeyError, ValueError):
+                    offset += len(line)
+                    continue
+                etag, modified = row.get("etag") or "", row.get("last_modified") or ""
+                if (etag or modified) and row.get("html"):
+                    self.index[url] = (etag, modified, offset)
+                offset += len(line)
+
+    def headers(self, url: str) -> dict[str, str]:
+        """Conditional request headers for ``url`` (empty when nothing is known)."""
+        entry = self.index.get(url)
+        if entry is None:
+            return {}
+        headers = {}
+        if entry[0]:
+            headers["If-None-Match"] = entry[0]
+        if entry[1]:
+            headers["If-Modified-Since"] = entry[1]
+        return headers
+
+    def row(self, url: str) -> dict[str, Any] | None:
+        """The previous crawl's row for ``url`` (with its HTML), read from disk."""
+        entry = self.index.get(url)
+        if entry is None or self.path is None:
+            return None
+        with self.path.open("rb") as handle:
+            handle.seek(entry[2])
+            return json.loads(handle.readline())
+
+
+def write_previous(previous: dict[str, dict[str, Any]], path: Path) -> None:
+    """Store ``CrawlConfig.previous`` as the JSONL file the worker reads."""
+    with path.open("w", encoding="utf-8") as handle:
+        for url, row in previous.items():
+            handle.write(_dumps({**row, "url": url}))

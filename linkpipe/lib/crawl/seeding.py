@@ -1,0 +1,134 @@
+"""Before the crawl: robots.txt (per host, on demand) and sitemaps; after it: sitemap orphans."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+import scrapy
+from scrapy.exceptions import DontCloseSpider
+from scrapy.http import Response
+from twisted.python.failure import Failure
+
+from linkpipe.lib.crawl.config import CrawlConfig
+from linkpipe.lib.crawl.frontier import Frontier
+from linkpipe.lib.crawl.sitemaps import MAX_SITEMAP_BYTES, parse_sitemap
+from linkpipe.lib.urls import normalize_url, same_site
+
+MAX_SITEMAP_FILES = 1000
+MAX_SITEMAP_URLS = 2_000_000
+
+
+class SeedingMixin:
+    """robots.txt and sitemap handling of :class:`~linkpipe.lib.crawl.spider.LinkSpider`.
+
+    The start URL is requested once the start host's robots.txt and every sitemap are in, so
+    ``in_sitemap`` is known for every page. URLs found only in sitemaps are requested when the
+    link frontier is exhausted, so that a page reachable by links gets its link depth.
+    """
+
+    cfg: CrawlConfig
+    frontier: Frontier
+    sitemap: dict[str, str]
+    flags: dict[str, Any]
+    start_url: str
+    norm: dict[str, Any]
+    crawler: Any
+
+    def _schedule(self, url: str, original: str, depth: int, exempt: bool = False,
+                  source_pattern: str = "") -> list[scrapy.Request]:  # fmt: skip
+        raise NotImplementedError
+
+    def _robots_request(self, host: str, scheme: str, start_phase: bool = False) -> scrapy.Request:
+        return scrapy.Request(
+            f"{scheme}://{host}/robots.txt",
+            callback=self.parse_robots,
+            errback=self.robots_failed,
+            priority=1000,
+            dont_filter=True,
+            meta={"lp_kind": "robots", "lp_host": host, "lp_start": start_phase},
+        )
+
+    def parse_robots(self, response: Response) -> list[scrapy.Request]:
+        text = response.body.decode("utf-8", "replace") if response.status == 200 else ""
+        return self._robots_done(response.meta, text)
+
+    def robots_failed(self, failure: Failure) -> list[scrapy.Request]:
+        return self._robots_done(failure.request.meta, "")
+
+    def _robots_done(self, meta: dict[str, Any], text: str) -> list[scrapy.Request]:
+        host = meta["lp_host"]
+        requests: list[scrapy.Request] = []
+        for url, original, depth, extra in self.frontier.set_robots(host, text):
+            requests += self._schedule(url, original, depth, **extra)
+        if meta.get("lp_start"):
+            sitemaps = [
+                *self.frontier.sitemap_urls(host),
+                f"{urlsplit(self.start_url).scheme}://{host}/sitemap.xml",
+            ]
+            requests += [
+                self._sitemap_request(u) for u in dict.fromkeys(sitemaps) if self.cfg.use_sitemap
+            ]
+            if not self.flags["sitemaps_pending"]:
+                requests += self._begin()
+        return requests
+
+    def _sitemap_request(self, url: str) -> scrapy.Request:
+        self.flags["sitemap_files"].add(url)
+        self.flags["sitemaps_pending"] += 1
+        return scrapy.Request(
+            url,
+            callback=self.parse_sitemap,
+            errback=self.sitemap_failed,
+            priority=900,
+            dont_filter=True,
+            meta={"lp_kind": "sitemap", "download_maxsize": MAX_SITEMAP_BYTES},
+        )
+
+    def parse_sitemap(self, response: Response) -> list[scrapy.Request]:
+        parsed = parse_sitemap(response.body)
+        requests = [
+            self._sitemap_request(child)
+            for child in parsed.sitemaps
+            if child not in self.flags["sitemap_files"]
+            and len(self.flags["sitemap_files"]) < MAX_SITEMAP_FILES
+        ]
+        for loc, lastmod in parsed.urls:
+            if len(self.sitemap) >= MAX_SITEMAP_URLS:
+                break
+            try:
+                url = normalize_url(loc, response.url, **self.norm)
+            except ValueError:
+                continue
+            if same_site(url, self.frontier.hosts, self.cfg.allow_subdomains):
+                self.sitemap.setdefault(url, lastmod)
+        return requests + self._sitemap_done()
+
+    def sitemap_failed(self, failure: Failure) -> list[scrapy.Request]:
+        return self._sitemap_done()
+
+    def _sitemap_done(self) -> list[scrapy.Request]:
+        self.flags["sitemaps_pending"] -= 1
+        return self._begin() if self.flags["sitemaps_pending"] == 0 else []
+
+    def _begin(self) -> list[scrapy.Request]:
+        if self.flags["started"]:
+            return []
+        self.flags["started"] = True
+        return self._schedule(self.start_url, self.cfg.start_url, 0, exempt=True)
+
+    def on_idle(self) -> None:
+        """Once links are exhausted, fetch sitemap URLs no link led to (orphans, depth 1)."""
+        if self.flags["seeded"] or not self.flags["started"] or not self.sitemap:
+            return
+        self.flags["seeded"] = True
+        requests = [
+            r
+            for url in self.sitemap
+            if url not in self.frontier.seen
+            for r in self._schedule(url, url, 1, exempt=True)
+        ]
+        for request in requests:
+            self.crawler.engine.crawl(request)
+        if requests:
+            raise DontCloseSpider

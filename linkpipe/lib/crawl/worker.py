@@ -1,0 +1,158 @@
+"""Crawl worker process: ``python -m linkpipe.lib.crawl.worker CONFIG_JSON OUT_DIR``.
+
+Runs the Scrapy spider (Twisted's reactor cannot restart, so each crawl gets its own process),
+then reclassifies template links and writes ``stats.json``. ``CONFIG_JSON`` is a path to a JSON
+file (or an inline JSON object). Progress lines ``LINKPIPE-PROGRESS <fetched> <queued>`` go to
+stderr. Exit status 0 = crawl usable, 2 = fatal (the message is in ``stats.json["fatal"]``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from scrapy.crawler import CrawlerProcess
+
+from linkpipe.lib.crawl.config import LINKS_FILE, STATS_FILE, CrawlConfig
+from linkpipe.lib.crawl.fetch import ERROR_WORDS
+from linkpipe.lib.crawl.middleware import BYTES_STAT, REQUESTS_STAT
+from linkpipe.lib.crawl.output import RAW_LINKS_FILE
+from linkpipe.lib.crawl.spider import LinkSpider
+from linkpipe.lib.link_positions import apply_to_links_file
+
+_MW = "scrapy.downloadermiddlewares."
+
+
+def scrapy_settings(cfg: CrawlConfig) -> dict[str, Any]:
+    """Scrapy settings for a crawl (redirects, robots and offsite handled by the spider)."""
+    settings: dict[str, Any] = {
+        "USER_AGENT": cfg.user_agent,
+        "ROBOTSTXT_OBEY": False,
+        "CONCURRENT_REQUESTS": cfg.concurrency,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": cfg.concurrency,
+        "CONCURRENT_ITEMS": 2,  # callbacks return a few requests; 100 workers/response cost more
+        "DOWNLOAD_DELAY": 0,
+        "DOWNLOAD_TIMEOUT": cfg.request_timeout_s,
+        "DNS_TIMEOUT": max(1, int(cfg.request_timeout_s)),
+        "DOWNLOAD_MAXSIZE": max(64 * 1024 * 1024, 8 * cfg.max_bytes),  # decompression-bomb guard
+        "DOWNLOAD_WARNSIZE": 0,
+        "RETRY_TIMES": cfg.retry_times,
+        "RETRY_GIVE_UP_LOG_LEVEL": "INFO",
+        "CLOSESPIDER_TIMEOUT": cfg.total_time_s,
+        "AUTOTHROTTLE_ENABLED": cfg.autothrottle,
+        "LOG_LEVEL": "ERROR",
+        "LOGSTATS_INTERVAL": 0,
+        "TELNETCONSOLE_ENABLED": False,
+        "MEMUSAGE_ENABLED": False,
+        "DOWNLOADER_MIDDLEWARES": {
+            _MW + "redirect.MetaRefreshMiddleware": None,
+            _MW + "offsite.OffsiteMiddleware": None,
+            _MW + "robotstxt.RobotsTxtMiddleware": None,
+            _MW + "httpauth.HttpAuthMiddleware": None,
+            _MW + "stats.DownloaderStats": None,
+            "linkpipe.lib.crawl.middleware.ResponseBytes": 850,  # before decompression
+        },
+        "SPIDER_MIDDLEWARES": {
+            "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
+            "scrapy.spidermiddlewares.referer.RefererMiddleware": None,
+            "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
+        },
+    }
+    if sys.platform.startswith("linux"):
+        settings["TWISTED_REACTOR"] = "twisted.internet.epollreactor.EPollReactor"  # ~20% faster
+    if cfg.job_dir:
+        settings["JOBDIR"] = cfg.job_dir
+    return settings
+
+
+def fatal_message(spider: LinkSpider, html_pages: int) -> str:
+    """One line saying why the crawl is unusable ("" when it is usable)."""
+    if html_pages:
+        return ""
+    url = spider.start_url
+    record = spider.outcomes.get(url)
+    seen = {url}
+    while record is not None and record.redirect_chain and record.final_url not in seen:
+        if record.redirect_loop:
+            return f"{url} redirects in a loop: {' -> '.join(record.redirect_chain)}"
+        seen.add(record.final_url)
+        record = spider.outcomes.get(record.final_url, record)
+    if record is None:
+        return f"could not reach {url} : no response before the crawl stopped"
+    if record.redirect_loop:
+        return f"{url} redirects in a loop: {' -> '.join(record.redirect_chain)}"
+    if record.robots_disallowed:
+        return f"{record.url} is disallowed by robots.txt for user agent {spider.cfg.user_agent!r}"
+    if record.error:
+        return f"could not reach {record.url} : {ERROR_WORDS.get(record.error, record.error)}"
+    if record.status and not 200 <= record.status < 300:
+        return f"no HTML page found: {record.url} answered HTTP {record.status}"
+    if record.redirect_chain:
+        return f"no HTML page found: {url} redirects to {record.final_url}, which was not crawled"
+    return f"no HTML page found: {record.url} is {record.content_type or 'an empty response'}"
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        print("usage: python -m linkpipe.lib.crawl.worker CONFIG_JSON OUT_DIR", file=sys.stderr)
+        return 64
+    raw = argv[1]
+    data = json.loads(
+        raw if raw.lstrip().startswith("{") else Path(raw).read_text(encoding="utf-8")
+    )
+    cfg = CrawlConfig.from_dict(data)
+    out_dir = Path(argv[2])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    process = CrawlerProcess(settings=scrapy_settings(cfg))
+    crawler = process.create_crawler(LinkSpider)
+    process.crawl(crawler, config=cfg.to_dict(), out_dir=str(out_dir))
+    process.start()
+    elapsed = time.monotonic() - started
+    spider: LinkSpider = crawler.spider
+    output = spider.output
+    if output is None:
+        raise SystemExit("crawl worker: the spider never started")
+    raw_links = out_dir / RAW_LINKS_FILE
+    reclassified = apply_to_links_file(spider.templates, raw_links, out_dir / LINKS_FILE)
+    if not cfg.job_dir:  # a resumable crawl appends to the raw links when it resumes
+        raw_links.unlink()
+    scrapy_stats = crawler.stats.get_stats() if crawler.stats else {}
+    stats = {
+        "start_url": spider.start_url,
+        "pages": output.counts["pages"],
+        "html_pages": output.counts["html_pages"],
+        "fetched": spider.tally["fetched"],
+        "links": output.counts["links"],
+        "template_links_reclassified": reclassified,
+        "status": dict(sorted(output.status.items())),
+        "errors": dict(sorted(output.errors.items())),
+        "skipped": dict(
+            sorted(
+                {
+                    **spider.frontier.skipped,
+                    "non_crawlable_scheme": spider.tally["skipped_links"],
+                }.items()
+            )
+        ),
+        "bytes_received": int(scrapy_stats.get(BYTES_STAT, 0)),
+        "requests": int(scrapy_stats.get(REQUESTS_STAT, 0)),
+        "retries": int(scrapy_stats.get("retry/count", 0)),
+        "sitemap_urls": len(spider.sitemap),
+        "in_sitemap": output.counts["in_sitemap"],
+        "truncated": output.counts["truncated"],
+        "not_modified": output.counts["not_modified"],
+        "elapsed_s": round(elapsed, 3),
+        "pages_per_s": round(spider.tally["fetched"] / elapsed, 1) if elapsed else 0.0,
+        "finish_reason": str(scrapy_stats.get("finish_reason", "")),
+        "fatal": fatal_message(spider, output.counts["html_pages"]),
+    }
+    (out_dir / STATS_FILE).write_text(json.dumps(stats, indent=2), encoding="utf-8")
+    return 2 if stats["fatal"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
