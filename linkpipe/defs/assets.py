@@ -21,6 +21,7 @@ from linkpipe.lib.stages.suggestions import (
     materialize_topic_clusters,
 )
 from linkpipe.lib.stages.vectors import materialize_ann_index, materialize_page_embeddings
+from linkpipe.lib.storage import publish_copy
 
 
 def _output(result: StageResult) -> dg.MaterializeResult:
@@ -113,9 +114,16 @@ def topic_clusters(context: dg.AssetExecutionContext, settings: LinkpipeSettings
     return _output(materialize_topic_clusters(settings.db_path, context.partition_key))
 
 
+@dg.asset(deps=[link_opportunities, topic_clusters], **SITE, **EAGER)
+def published_snapshot(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
+    """A read-only copy of the database for analysts, replaced atomically after each run."""
+    path = publish_copy(settings.db_path)
+    return dg.MaterializeResult(metadata={"path": str(path), "bytes": path.stat().st_size})
+
+
 SITE_ASSETS = [crawl_export, indexable_pages, link_graph]
 PAGE_ASSETS_1 = [page_summaries, page_embeddings]
 INDEX_ASSETS = [ann_index]
 PAGE_ASSETS_2 = [candidate_pairs]
-FINAL_ASSETS = [link_opportunities, topic_clusters]
+FINAL_ASSETS = [link_opportunities, topic_clusters, published_snapshot]
 ALL_ASSETS = SITE_ASSETS + PAGE_ASSETS_1 + INDEX_ASSETS + PAGE_ASSETS_2 + FINAL_ASSETS

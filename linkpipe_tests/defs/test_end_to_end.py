@@ -144,3 +144,14 @@ def test_rejected_pair_never_returns_and_priority_pages_gain_value(demo_db):
     assert rows and all(v == 0.3 and "target is a priority page" in r for v, r in rows)
     before = q(con, "SELECT count(*) FROM link_opportunities WHERE crawl_id='crawl-1' AND business_value > 0")
     assert before == [(0,)]
+
+
+def test_published_snapshot_holds_the_latest_run(demo_db):
+    con, _, db = demo_db
+    published = db.with_name("linkpipe.published.duckdb")
+    copy = duckdb.connect(str(published), read_only=True)
+    try:
+        ours = q(con, "SELECT crawl_id, count(*) FROM link_opportunities GROUP BY ALL ORDER BY 1")
+        assert q(copy, "SELECT crawl_id, count(*) FROM link_opportunities GROUP BY ALL ORDER BY 1") == ours
+    finally:
+        copy.close()
