@@ -80,3 +80,34 @@ def test_unwritable_database_path(tmp_path: Path):
     blocker.write_text("not a folder")
     out = linkpipe("run", "http://127.0.0.1:9/", "--db", str(blocker / "db.duckdb"))
     check_one_line_error(out, "cannot open database")
+
+
+def test_import_url_list_fetches_only_listed_pages(tmp_path: Path, demo_site):
+    urls = [demo_site.base_url + p for p in ("/blog/zombie-pages/", "/guides/content-pruning/",
+                                               "/old-content-audit-checklist/")]
+    listing = tmp_path / "urls.txt"
+    listing.write_text("# pages to check\n" + "\n".join(urls) + "\n")
+    db = tmp_path / "list.duckdb"
+    out = linkpipe("import", str(listing), "--db", str(db), "--crawl-id", "list-1", "--no-graph")
+    assert out.returncode == 0, out.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    pages = con.execute("SELECT url, status FROM crawl_pages WHERE crawl_id='list-1' ORDER BY url").fetchall()
+    source = con.execute("SELECT source, start_url FROM crawls").fetchall()
+    con.close()
+    assert pages == [
+        (demo_site.base_url + "/blog/zombie-pages/", 200),
+        (demo_site.base_url + "/guides/content-audit-checklist/", 200),  # the redirect's target
+        (demo_site.base_url + "/guides/content-pruning/", 200),
+        (demo_site.base_url + "/old-content-audit-checklist/", 301),
+    ]
+    assert source == [("url_list", urls[0])]
+
+
+def test_import_malformed_export_names_file_line_column(stored_db: Path):
+    bad = Path(__file__).parent / "fixtures" / "screaming_frog_bad" / "bad_status_code"
+    out = linkpipe("import", str(bad), "--db", str(stored_db))
+    check_one_line_error(out, "internal_all.csv line", 'column "Status Code"')
+    assert_untouched(stored_db)
+    con = duckdb.connect(str(stored_db), read_only=True)
+    assert con.execute("SELECT crawl_id FROM crawls").fetchall() == [("old",)]
+    con.close()

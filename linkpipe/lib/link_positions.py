@@ -100,6 +100,10 @@ def reclassify_template_links(
     return sum(detector.apply(links) for links in links_by_page.values())
 
 
+def _dump(link: LinkRecord) -> str:
+    return json.dumps(link.__dict__, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
 def sampled(url: str, probability: float) -> bool:
     """Stable hash sample: the same URL is always in or out."""
     if probability >= 1.0:
@@ -133,9 +137,9 @@ def apply_to_links_file(detector: TemplateDetector, src: Path, dst: Path) -> int
                 out.writelines(line for line, _ in group)
                 continue
             for (line, link), position in zip(group, before, strict=True):
-                if link.position == position:
-                    out.write(line)
-                else:
-                    out.write(json.dumps(link.__dict__, ensure_ascii=False) + "\n")
+                if link.position != position:
+                    old, new = f'"position":"{position}"', f'"position":"{link.position}"'
+                    line = line.replace(old, new, 1) if old in line else _dump(link)
                     changed += 1
+                out.write(line)
     return changed

@@ -104,6 +104,10 @@ def _make_handler(root: Path, routes: SiteRoutes) -> type[BaseHTTPRequestHandler
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # crawlers open many connections at once; 5 would drop some
+
+
 @dataclass
 class RunningSite:
     """A served folder: ``base_url`` ends without a slash, e.g. ``http://127.0.0.1:8123``."""
@@ -122,7 +126,7 @@ def start_site(root: Path, port: int = 0) -> RunningSite:
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"site folder not found: {root}")
-    server = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(root, SiteRoutes.load(root)))
+    server = _Server(("127.0.0.1", port), _make_handler(root, SiteRoutes.load(root)))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True, name="linkpipe-site")
     thread.start()

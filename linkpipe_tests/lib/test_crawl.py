@@ -480,19 +480,30 @@ def test_total_time_limit_stops_the_crawl(tmp_path: Path) -> None:
 
 
 def slow_routes(base: str) -> Routes:
-    slow: Routes = {f"/s{i}/": Route(page(f"S{i}", '<a href="/">home</a>'), delay_s=0.1) for i in range(24)}
-    return {"/": Route(page("Home", "".join(f'<a href="/s{i}/">s{i}</a>' for i in range(24)))), **slow}
+    slow: Routes = {
+        f"/s{i}/": Route(page(f"S{i}", '<a href="/">home</a>'), delay_s=0.1) for i in range(24)
+    }
+    return {
+        "/": Route(page("Home", "".join(f'<a href="/s{i}/">s{i}</a>' for i in range(24)))),
+        **slow,
+    }
 
 
 def test_job_dir_resumes_a_stopped_crawl(tmp_path: Path) -> None:
-    options = {"use_sitemap": False, "obey_robots": False, "concurrency": 2, "job_dir": str(tmp_path / "job")}
+    options = {
+        "use_sitemap": False,
+        "obey_robots": False,
+        "concurrency": 2,
+        "job_dir": str(tmp_path / "job"),
+    }
     with serve(slow_routes) as site:
         first = crawl(site, tmp_path / "out", total_time_s=0.6, **options)
         assert first.result.stats["finish_reason"] == "closespider_timeout"
         assert 1 < len(first.pages) < 25
         resumed = crawl(site, tmp_path / "out", **options)
     assert resumed.result.stats["finish_reason"] == "finished"
-    assert len(resumed.pages) == 25 and resumed.result.stats["pages"] == 25  # no duplicates, none lost
+    # no duplicates, none lost
+    assert len(resumed.pages) == 25 and resumed.result.stats["pages"] == 25
     assert all(p.status == 200 for p in resumed.pages.values())
     assert len(resumed.links) == 24 * 2 and site.hits["/s0/"] == 1
 

@@ -49,6 +49,7 @@ class CrawlConfig:
     retry_times: int = 2  # extra attempts after a 5xx/429 or a network error
     template_min_pages: int = 8  # see linkpipe.lib.link_positions
     template_min_share: float = 0.3
+    seed_urls: list[str] = field(default_factory=list)  # fetched at depth 0 besides start_url
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready settings, without ``previous`` (that travels as a file)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -13,7 +14,7 @@ from twisted.python.failure import Failure
 from linkpipe.lib.crawl.config import CrawlConfig
 from linkpipe.lib.crawl.frontier import Frontier
 from linkpipe.lib.crawl.sitemaps import MAX_SITEMAP_BYTES, parse_sitemap
-from linkpipe.lib.urls import normalize_url, same_site
+from linkpipe.lib.urls import normalize_url
 
 MAX_SITEMAP_FILES = 1000
 MAX_SITEMAP_URLS = 2_000_000
@@ -96,12 +97,9 @@ class SeedingMixin:
         for loc, lastmod in parsed.urls:
             if len(self.sitemap) >= MAX_SITEMAP_URLS:
                 break
-            try:
-                url = normalize_url(loc, response.url, **self.norm)
-            except ValueError:
-                continue
-            if same_site(url, self.frontier.hosts, self.cfg.allow_subdomains):
-                self.sitemap.setdefault(url, lastmod)
+            # kept even when off-site for now: the start URL may still redirect to www. or https
+            with contextlib.suppress(ValueError):
+                self.sitemap.setdefault(normalize_url(loc, response.url, **self.norm), lastmod)
         return requests + self._sitemap_done()
 
     def sitemap_failed(self, failure: Failure) -> list[scrapy.Request]:
@@ -115,7 +113,14 @@ class SeedingMixin:
         if self.flags["started"]:
             return []
         self.flags["started"] = True
-        return self._schedule(self.start_url, self.cfg.start_url, 0, exempt=True)
+        requests = self._schedule(self.start_url, self.cfg.start_url, 0, exempt=True)
+        for seed in self.cfg.seed_urls:  # a URL list: every listed URL is a start URL
+            try:
+                url = normalize_url(seed, **self.norm)
+            except ValueError:
+                continue
+            requests += self._schedule(url, seed, 0, exempt=True)
+        return requests
 
     def on_idle(self) -> None:
         """Once links are exhausted, fetch sitemap URLs no link led to (orphans, depth 1)."""

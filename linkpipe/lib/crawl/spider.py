@@ -48,6 +48,7 @@ class LinkSpider(SeedingMixin, scrapy.Spider):
         }
         self.start_url = normalize_url(self.cfg.start_url, **self.norm)
         hosts = {url_host(self.start_url), *(h.lower() for h in self.cfg.extra_hosts)}
+        hosts |= {url_host(u) for u in self.cfg.seed_urls if "://" in u}
         self.frontier = Frontier(
             hosts=hosts,
             allow_subdomains=self.cfg.allow_subdomains,
@@ -100,6 +101,7 @@ class LinkSpider(SeedingMixin, scrapy.Spider):
             state["linkpipe"]["output"] = self.output.tallies
         if saved is not None and self.flags["started"]:
             return
+        self.flags.update(sitemaps_pending=0, sitemap_files=set())  # (re)start the seeding phase
         if self.cfg.obey_robots or self.cfg.use_sitemap:
             host = url_host(self.start_url)
             if self.cfg.obey_robots:

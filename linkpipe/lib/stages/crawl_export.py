@@ -112,7 +112,7 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
             config.previous_path = str(out / "previous_in.jsonl")
         if settings["source"] == "url_list":
             config.seed_urls = read_url_list(Path(settings["source_path"]))
-            config.follow_links = False
+            config.max_depth, config.use_sitemap = 0, False  # fetch the listed URLs only
         result = run_crawl(
             config,
             out / "crawl",
