@@ -73,9 +73,7 @@ def copy_site(root: Path, dest: Path) -> Path:
     return dest
 
 
-def linkpipe_rankings(
-    candidates: list[dict[str, Any]], facts: dict[str, PageFacts]
-) -> ev.Rankings:
+def linkpipe_rankings(candidates: list[dict[str, Any]], facts: dict[str, PageFacts]) -> ev.Rankings:
     """linkpipe's suggestions per source, best first, with the product's scoring."""
     rows, _ = score_opportunities(candidates, facts, {}, EVAL_SCORING)
     by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -202,7 +200,9 @@ def run_seed(
         log(f"seed {seed}: removed {len(removed)} links, running the graph as {crawl_id}")
         started = time.perf_counter()
         with serve_site(copy) as site:
-            register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": max_pages})
+            register_crawl(
+                db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": max_pages}
+            )
             run_graph(db, crawl_id, model, on_step=lambda step: log(f"seed {seed}: {step}"))
         times["pipeline_s"] = time.perf_counter() - started
         started = time.perf_counter()
@@ -284,5 +284,8 @@ def format_report(report: dict[str, Any]) -> str:
             "",
             metrics_table(run["metrics"]),
         ]
-    parts += ["", f"Total wall time {report['wall_s']:.0f}s; JSON report: {report.get('json_path')}"]
+    parts += [
+        "",
+        f"Total wall time {report['wall_s']:.0f}s; JSON report: {report.get('json_path')}",
+    ]
     return "\n".join(parts)

@@ -12,23 +12,46 @@ from linkpipe.lib.storage import open_db, write_partition
 
 
 def linkpipe(*args: str, timeout: int = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "linkpipe.cli", *args], capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "linkpipe.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture()
 def stored_db(tmp_path: Path) -> Path:
     db = tmp_path / "kept.duckdb"
     with open_db(db) as con:
-        con.execute("INSERT INTO crawls (crawl_id, start_url, source) VALUES ('old', 'http://x.test/', 'crawler')")
-        write_partition(con, "old", {"crawl_links": [
-            {"source_url": "http://x.test/", "target_url": "http://x.test/a/", "anchor_text": "A, \"quoted\""}]})
+        con.execute(
+            "INSERT INTO crawls (crawl_id, start_url, source) VALUES ('old', 'http://x.test/', 'crawler')"
+        )
+        write_partition(
+            con,
+            "old",
+            {
+                "crawl_links": [
+                    {
+                        "source_url": "http://x.test/",
+                        "target_url": "http://x.test/a/",
+                        "anchor_text": 'A, "quoted"',
+                    }
+                ]
+            },
+        )
     return db
 
 
 def test_sql_formats(stored_db: Path):
-    out = linkpipe("sql", "--db", str(stored_db), "--format", "csv",
-                   "SELECT source_url, anchor_text FROM crawl_links")
+    out = linkpipe(
+        "sql",
+        "--db",
+        str(stored_db),
+        "--format",
+        "csv",
+        "SELECT source_url, anchor_text FROM crawl_links",
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["source_url,anchor_text", 'http://x.test/,"A, ""quoted"""']
     tsv = linkpipe("sql", "--db", str(stored_db), "--format", "tsv", "SELECT 1 AS a, 'b' AS b")
@@ -53,7 +76,9 @@ def check_one_line_error(out: subprocess.CompletedProcess, *needles: str) -> Non
 
 def assert_untouched(db: Path) -> None:
     con = duckdb.connect(str(db), read_only=True)
-    assert con.execute("SELECT crawl_id, count(*) FROM crawl_links GROUP BY ALL").fetchall() == [("old", 1)]
+    assert con.execute("SELECT crawl_id, count(*) FROM crawl_links GROUP BY ALL").fetchall() == [
+        ("old", 1)
+    ]
     con.close()
 
 
@@ -83,15 +108,23 @@ def test_unwritable_database_path(tmp_path: Path):
 
 
 def test_import_url_list_fetches_only_listed_pages(tmp_path: Path, demo_site):
-    urls = [demo_site.base_url + p for p in ("/blog/zombie-pages/", "/guides/content-pruning/",
-                                               "/old-content-audit-checklist/")]
+    urls = [
+        demo_site.base_url + p
+        for p in (
+            "/blog/zombie-pages/",
+            "/guides/content-pruning/",
+            "/old-content-audit-checklist/",
+        )
+    ]
     listing = tmp_path / "urls.txt"
     listing.write_text("# pages to check\n" + "\n".join(urls) + "\n")
     db = tmp_path / "list.duckdb"
     out = linkpipe("import", str(listing), "--db", str(db), "--crawl-id", "list-1", "--no-graph")
     assert out.returncode == 0, out.stderr
     con = duckdb.connect(str(db), read_only=True)
-    pages = con.execute("SELECT url, status FROM crawl_pages WHERE crawl_id='list-1' ORDER BY url").fetchall()
+    pages = con.execute(
+        "SELECT url, status FROM crawl_pages WHERE crawl_id='list-1' ORDER BY url"
+    ).fetchall()
     source = con.execute("SELECT source, start_url FROM crawls").fetchall()
     con.close()
     assert pages == [

@@ -155,7 +155,9 @@ def build_candidates(
             cocitation, shared = graph_signals(site, source, target)
             choices = _place(site, src_text, target, (sentence_vectors or {}).get(source))
             best = choices[0] if choices else None
-            title_match = best.quality if best and best.source_kind not in ("phrase", "semantic") else 0.0
+            title_match = (
+                best.quality if best and best.source_kind not in ("phrase", "semantic") else 0.0
+            )
             rows.append(
                 {
                     "source_url": source,

@@ -147,8 +147,18 @@ def save_decisions(db_path: str | Path, decisions: list[Decision], crawl_id: str
         try:
             for d in decisions:
                 r = d.as_row()
-                con.execute(sql, [r["source_url"], r["target_url"], r["decision"],
-                                  r["decided_by"], r["decided_at"], r["note"], crawl_id])
+                con.execute(
+                    sql,
+                    [
+                        r["source_url"],
+                        r["target_url"],
+                        r["decision"],
+                        r["decided_by"],
+                        r["decided_at"],
+                        r["note"],
+                        crawl_id,
+                    ],
+                )
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -40,7 +40,9 @@ from linkpipe.lib.lexical import TOKEN_RE, is_generic_anchor, stem
 from linkpipe.lib.summaries import STOPWORDS
 
 Pair = tuple[str, str]
-Rankings = dict[str, list[tuple[str, str | None]]]  # source -> [(target, anchor or None)], best first
+Rankings = dict[
+    str, list[tuple[str, str | None]]
+]  # source -> [(target, anchor or None)], best first
 
 HTML_SUFFIXES = (".html", ".htm")
 LANDMARK_TAGS = frozenset({"nav", "header", "footer", "aside"})
@@ -100,8 +102,10 @@ def resolve_href(source: str, href: str, pages: set[str]) -> str | None:
     path = unquote(urlsplit(href).path)
     if not path:
         return None
-    joined = path.lstrip("/") if path.startswith("/") else posixpath.join(
-        posixpath.dirname(source), path
+    joined = (
+        path.lstrip("/")
+        if path.startswith("/")
+        else posixpath.join(posixpath.dirname(source), path)
     )
     joined = posixpath.normpath(joined) if joined else "."
     if joined.startswith(".."):
@@ -220,9 +224,7 @@ def content_link_pairs(root: Path, pages: set[str] | None = None) -> set[Pair]:
     }
 
 
-def remove_links(
-    root: Path, fraction: float, seed: int, unit: str = "pair"
-) -> list[RemovedLink]:
+def remove_links(root: Path, fraction: float, seed: int, unit: str = "pair") -> list[RemovedLink]:
     """Remove a seeded share of the content links of the site under ``root`` in place."""
     root = Path(root)
     pages = html_pages(root)
@@ -294,7 +296,7 @@ def evaluate_rankings(
                 seen[target] = anchor
         top[source] = list(seen.items())
     ranks: dict[Pair, tuple[int, str | None]] = {}
-    for (s, t) in truth:
+    for s, t in truth:
         for i, (target, anchor) in enumerate(top.get(s, []), start=1):
             if target == t:
                 ranks[(s, t)] = (i, anchor)
@@ -342,9 +344,7 @@ def _tfidf_scores(texts: list[str]) -> np.ndarray:
     return (matrix @ matrix.T).toarray()
 
 
-def tfidf_baseline(
-    texts: dict[str, str], excluded: set[Pair], k: int = 10
-) -> Rankings:
+def tfidf_baseline(texts: dict[str, str], excluded: set[Pair], k: int = 10) -> Rankings:
     """Each page's k most TF-IDF-similar pages (cosine of page texts), excluded pairs left out."""
     pages = sorted(texts)
     if not pages:

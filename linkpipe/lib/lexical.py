@@ -24,7 +24,11 @@ def stem(word: str) -> str:
     w = word.lower().strip("'-")
     if len(w) > 4 and w.endswith("ies"):
         w = w[:-3] + "y"
-    elif w.endswith("sses") or len(w) > 4 and (w.endswith(("ches", "shes")) or (w.endswith("es") and w[-3] in "sxz")):
+    elif (
+        w.endswith("sses")
+        or len(w) > 4
+        and (w.endswith(("ches", "shes")) or (w.endswith("es") and w[-3] in "sxz"))
+    ):
         w = w[:-2]
     elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]

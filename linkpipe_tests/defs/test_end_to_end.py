@@ -40,27 +40,47 @@ def q(con, sql, *params):
 
 def test_every_asset_wrote_rows_for_both_crawls(demo_db):
     con, _, _ = demo_db
-    for table in ("crawl_pages", "crawl_links", "indexable_pages", "page_summaries",
-                  "page_sentences", "page_embeddings", "ann_indexes", "link_edges",
-                  "page_link_metrics", "candidate_pairs", "link_opportunities", "topic_clusters"):
+    for table in (
+        "crawl_pages",
+        "crawl_links",
+        "indexable_pages",
+        "page_summaries",
+        "page_sentences",
+        "page_embeddings",
+        "ann_indexes",
+        "link_edges",
+        "page_link_metrics",
+        "candidate_pairs",
+        "link_opportunities",
+        "topic_clusters",
+    ):
         counts = dict(q(con, f"SELECT crawl_id, count(*) FROM {table} GROUP BY ALL"))
         assert counts.get("crawl-1", 0) > 0 and counts.get("crawl-2", 0) > 0, table
         if table != "link_opportunities":  # the second crawl has one rejected pair fewer
             assert counts["crawl-1"] == counts["crawl-2"], table
-    (n_pages,) = q(con, "SELECT count(*) FROM crawl_pages WHERE crawl_id = 'crawl-1' AND status = 200")[0]
+    (n_pages,) = q(
+        con, "SELECT count(*) FROM crawl_pages WHERE crawl_id = 'crawl-1' AND status = 200"
+    )[0]
     assert n_pages >= 64
-    assert q(con, "SELECT count(DISTINCT shard) FROM page_summaries WHERE crawl_id='crawl-1'") == [(4,)]
+    assert q(con, "SELECT count(DISTINCT shard) FROM page_summaries WHERE crawl_id='crawl-1'") == [
+        (4,)
+    ]
 
 
 def test_excluded_pages_have_their_reasons_and_never_appear(demo_db, demo_expectations):
     con, base, _ = demo_db
-    reasons = dict(q(con, "SELECT url, reason FROM indexable_pages WHERE crawl_id='crawl-1' AND NOT indexable"))
+    reasons = dict(
+        q(con, "SELECT url, reason FROM indexable_pages WHERE crawl_id='crawl-1' AND NOT indexable")
+    )
     for path, reason in demo_expectations["excluded"].items():
         assert reasons.get(base + path) == reason, path
     assert all(reasons.values())
-    used = q(con, """SELECT count(*) FROM link_opportunities o JOIN indexable_pages i
+    used = q(
+        con,
+        """SELECT count(*) FROM link_opportunities o JOIN indexable_pages i
                      ON i.crawl_id = o.crawl_id AND NOT i.indexable
-                     AND (i.url = o.source_url OR i.url = o.target_url)""")
+                     AND (i.url = o.source_url OR i.url = o.target_url)""",
+    )
     assert used == [(0,)]
     assert q(con, "SELECT count(*) FROM v_excluded_pages WHERE reason IS NULL") == [(0,)]
 
@@ -68,23 +88,39 @@ def test_excluded_pages_have_their_reasons_and_never_appear(demo_db, demo_expect
 def test_orphan_and_deep_pages(demo_db, demo_expectations):
     con, base, _ = demo_db
     orphan = base + demo_expectations["orphan"]
-    assert q(con, "SELECT is_orphan, in_sitemap FROM page_link_metrics WHERE crawl_id='crawl-1' AND url=?", orphan) == [(True, True)]
+    assert q(
+        con,
+        "SELECT is_orphan, in_sitemap FROM page_link_metrics WHERE crawl_id='crawl-1' AND url=?",
+        orphan,
+    ) == [(True, True)]
     assert (orphan,) in q(con, "SELECT url FROM v_orphan_pages")
-    suggested = q(con, "SELECT count(*) FROM link_opportunities WHERE crawl_id='crawl-1' AND target_url=?", orphan)
+    suggested = q(
+        con,
+        "SELECT count(*) FROM link_opportunities WHERE crawl_id='crawl-1' AND target_url=?",
+        orphan,
+    )
     assert suggested[0][0] >= 1
     deep = base + demo_expectations["deep_page"]
-    assert q(con, "SELECT click_depth, is_deep FROM page_link_metrics WHERE crawl_id='crawl-1' AND url=?", deep) == [(5, True)]
+    assert q(
+        con,
+        "SELECT click_depth, is_deep FROM page_link_metrics WHERE crawl_id='crawl-1' AND url=?",
+        deep,
+    ) == [(5, True)]
 
 
 def test_related_pairs_with_different_words_are_found_with_real_anchors(demo_db, demo_expectations):
     con, base, _ = demo_db
     found = 0
     for pair in demo_expectations["related_pairs"]:
-        rows = q(con, """SELECT o.anchor_text, o.anchor_start, o.anchor_end, o.sentence, s.main_text, o.reason
+        rows = q(
+            con,
+            """SELECT o.anchor_text, o.anchor_start, o.anchor_end, o.sentence, s.main_text, o.reason
                          FROM link_opportunities o JOIN page_summaries s
                          ON s.crawl_id = o.crawl_id AND s.url = o.source_url
                          WHERE o.crawl_id='crawl-1' AND o.source_url=? AND o.target_url=?""",
-                 base + pair["source"], base + pair["target"])
+            base + pair["source"],
+            base + pair["target"],
+        )
         if not rows:
             continue
         found += 1
@@ -95,17 +131,24 @@ def test_related_pairs_with_different_words_are_found_with_real_anchors(demo_db,
             assert anchor in sentence and sentence in main_text
     assert found >= 0.8 * len(demo_expectations["related_pairs"])
     # the flagship vocabulary-gap pair: semantic, not keyword, evidence
-    zombie = q(con, """SELECT anchor_text, rank FROM link_opportunities WHERE crawl_id='crawl-1'
+    zombie = q(
+        con,
+        """SELECT anchor_text, rank FROM link_opportunities WHERE crawl_id='crawl-1'
                        AND source_url=? AND target_url=?""",
-               base + "/blog/zombie-pages/", base + "/guides/content-pruning/")
+        base + "/blog/zombie-pages/",
+        base + "/guides/content-pruning/",
+    )
     assert zombie == [("removing low-quality pages", 1)]
 
 
 def test_no_suggestion_repeats_an_existing_content_link(demo_db):
     con, _, _ = demo_db
-    assert q(con, """SELECT count(*) FROM link_opportunities o JOIN link_edges e
+    assert q(
+        con,
+        """SELECT count(*) FROM link_opportunities o JOIN link_edges e
                      ON e.crawl_id = o.crawl_id AND e.source_url = o.source_url
-                     AND e.resolved_url = o.target_url AND e.position = 'content'""") == [(0,)]
+                     AND e.resolved_url = o.target_url AND e.position = 'content'""",
+    ) == [(0,)]
     rows = q(con, "SELECT source_url, rank FROM v_opportunities ORDER BY source_url, rank")
     by_source = {}
     for source, rank in rows:
@@ -117,8 +160,12 @@ def test_second_crawl_reuses_cached_embeddings(demo_db):
     con, _, _ = demo_db
     hits = dict(q(con, "SELECT crawl_id, bool_and(cache_hit) FROM page_embeddings GROUP BY ALL"))
     assert hits == {"crawl-1": False, "crawl-2": True}
-    first = q(con, "SELECT url, embedding FROM page_embeddings WHERE crawl_id='crawl-1' ORDER BY url")
-    second = q(con, "SELECT url, embedding FROM page_embeddings WHERE crawl_id='crawl-2' ORDER BY url")
+    first = q(
+        con, "SELECT url, embedding FROM page_embeddings WHERE crawl_id='crawl-1' ORDER BY url"
+    )
+    second = q(
+        con, "SELECT url, embedding FROM page_embeddings WHERE crawl_id='crawl-2' ORDER BY url"
+    )
     assert first == second
 
 
@@ -135,14 +182,33 @@ def test_materializations_report_row_counts_and_previews(demo_db):
 
 def test_rejected_pair_never_returns_and_priority_pages_gain_value(demo_db):
     con, base, _ = demo_db
-    (source, target) = q(con, "SELECT source_url, target_url FROM link_decisions WHERE decision='rejected'")[0]
-    assert q(con, "SELECT count(*) FROM link_opportunities WHERE crawl_id='crawl-1' AND source_url=? AND target_url=?", source, target) == [(1,)]
-    assert q(con, "SELECT count(*) FROM link_opportunities WHERE crawl_id='crawl-2' AND source_url=? AND target_url=?", source, target) == [(0,)]
+    (source, target) = q(
+        con, "SELECT source_url, target_url FROM link_decisions WHERE decision='rejected'"
+    )[0]
+    assert q(
+        con,
+        "SELECT count(*) FROM link_opportunities WHERE crawl_id='crawl-1' AND source_url=? AND target_url=?",
+        source,
+        target,
+    ) == [(1,)]
+    assert q(
+        con,
+        "SELECT count(*) FROM link_opportunities WHERE crawl_id='crawl-2' AND source_url=? AND target_url=?",
+        source,
+        target,
+    ) == [(0,)]
     priority = base + "/services/seo-copywriting/"
-    rows = q(con, """SELECT business_value, reason FROM link_opportunities
-                     WHERE crawl_id='crawl-2' AND target_url=?""", priority)
+    rows = q(
+        con,
+        """SELECT business_value, reason FROM link_opportunities
+                     WHERE crawl_id='crawl-2' AND target_url=?""",
+        priority,
+    )
     assert rows and all(v == 0.3 and "target is a priority page" in r for v, r in rows)
-    before = q(con, "SELECT count(*) FROM link_opportunities WHERE crawl_id='crawl-1' AND business_value > 0")
+    before = q(
+        con,
+        "SELECT count(*) FROM link_opportunities WHERE crawl_id='crawl-1' AND business_value > 0",
+    )
     assert before == [(0,)]
 
 
@@ -152,6 +218,9 @@ def test_published_snapshot_holds_the_latest_run(demo_db):
     copy = duckdb.connect(str(published), read_only=True)
     try:
         ours = q(con, "SELECT crawl_id, count(*) FROM link_opportunities GROUP BY ALL ORDER BY 1")
-        assert q(copy, "SELECT crawl_id, count(*) FROM link_opportunities GROUP BY ALL ORDER BY 1") == ours
+        assert (
+            q(copy, "SELECT crawl_id, count(*) FROM link_opportunities GROUP BY ALL ORDER BY 1")
+            == ours
+        )
     finally:
         copy.close()

@@ -27,16 +27,22 @@ def source() -> SourceText:
 
 def test_title_phrases_strip_guide_prefixes():
     assert title_phrases("The Complete Guide to Content Audits: A Checklist") == [
-        "The Complete Guide to Content Audits: A Checklist", "Content Audits", "A Checklist"]
+        "The Complete Guide to Content Audits: A Checklist",
+        "Content Audits",
+        "A Checklist",
+    ]
 
 
 def test_exact_title_mention_wins_with_offsets():
     src = source()
-    target = TargetProfile("http://a.test/guides/audit/", target_phrases(
-        "Content audit checklist", "", "content audit checklist", []), {"audit": 1.0})
+    target = TargetProfile(
+        "http://a.test/guides/audit/",
+        target_phrases("Content audit checklist", "", "content audit checklist", []),
+        {"audit": 1.0},
+    )
     best = place_anchor(src, target)[0]
     assert best.anchor_text == "content audit checklist".capitalize().replace("Content", "content")
-    assert src.text[best.start:best.end] == best.anchor_text
+    assert src.text[best.start : best.end] == best.anchor_text
     assert best.sentence == "A content audit checklist helps you find pages that lost clicks."
     assert best.source_kind == "title" and best.quality == 1.0
 
@@ -44,19 +50,25 @@ def test_exact_title_mention_wins_with_offsets():
 def test_window_from_term_weights_for_a_vocabulary_gap():
     src = source()
     terms = {"revisit": 0.9, "older": 0.8, "articl": 0.9, "updat": 1.0, "traffic": 0.4}
-    target = TargetProfile("http://a.test/guides/historical-optimization/",
-                           target_phrases("Historical optimization", "", "", []), terms)
+    target = TargetProfile(
+        "http://a.test/guides/historical-optimization/",
+        target_phrases("Historical optimization", "", "", []),
+        terms,
+    )
     best = place_anchor(src, target)[0]
     assert best.anchor_text == "revisit older articles"
     assert best.source_kind == "phrase"
-    assert src.text[best.start:best.end] == "revisit older articles"
+    assert src.text[best.start : best.end] == "revisit older articles"
 
 
 def test_never_inside_existing_link_or_heading_and_never_generic():
     src = source()
     # "keyword research" occurs inside a heading and inside an existing link only
-    target = TargetProfile("http://a.test/glossary/keyword-research/",
-                           target_phrases("Keyword research", "", "", []), {"keyword": 1.0, "research": 1.0})
+    target = TargetProfile(
+        "http://a.test/glossary/keyword-research/",
+        target_phrases("Keyword research", "", "", []),
+        {"keyword": 1.0, "research": 1.0},
+    )
     for choice in place_anchor(src, target):
         assert choice.anchor_text.lower() != "keyword research"
     assert is_generic_anchor("Click here") and is_generic_anchor("read more")
@@ -65,5 +77,7 @@ def test_never_inside_existing_link_or_heading_and_never_generic():
 
 def test_no_fit_returns_nothing():
     src = source()
-    target = TargetProfile("http://a.test/recipes/", [("Sourdough baking", "title")], {"sourdough": 1.0})
+    target = TargetProfile(
+        "http://a.test/recipes/", [("Sourdough baking", "title")], {"sourdough": 1.0}
+    )
     assert place_anchor(src, target) == []

@@ -27,7 +27,7 @@ INDEX = (
     b'<header><a href="/">Fruit shop</a></header>\n'
     b'<nav><a href="a.html">Apples</a></nav>\n'
     b'<div class="navheader"><a accesskey="n" href="b/">Bananas</a></div>\n'
-    b"<main><p>We grow <a href=\"a.html\" class=\"x\">red <b>apples</b></a> and\n"
+    b'<main><p>We grow <a href="a.html" class="x">red <b>apples</b></a> and\n'
     b'<a href="b/">bananas</a>; see <a href="https://example.org/">Example</a>,\n'
     b'<a href="#top">top</a>, <a href="a.html">here</a> and '
     b'<a href="b/index.html"><img src="b.png" alt="B"></a>.</p>\n'
@@ -196,7 +196,11 @@ def test_metrics_on_hand_made_rankings():
     assert (m["pairs"], m["sources"], m["recovered_at_10"], m["suggestions"]) == (3, 2, 2, 16)
     assert evaluate_rankings(rankings, truth, still, with_anchors=False)["anchor_overlap"] is None
     assert evaluate_rankings({}, {}, set())["recall@10"] == 0.0
-    assert content_words("Section 2.2, “Rectangle Selections”") == {"section", "rectangl", "selection"}
+    assert content_words("Section 2.2, “Rectangle Selections”") == {
+        "section",
+        "rectangl",
+        "selection",
+    }
 
 
 TEXTS = {
@@ -226,7 +230,12 @@ def test_tfidf_baseline_ranks_by_cosine_and_skips_linked_pairs():
 
 def test_title_match_baseline_puts_title_mentions_first():
     assert title_phrase("4.4. Crop") == ("crop",)
-    assert title_phrase("How to use sessions — Django 3.2 documentation") == ("how", "to", "use", "sessions")
+    assert title_phrase("How to use sessions — Django 3.2 documentation") == (
+        "how",
+        "to",
+        "use",
+        "sessions",
+    )
     assert title_phrase("A.1. The") == ()
     ranked = title_tfidf_baseline(TEXTS, TITLES, set())
     # "cars" is car.html's title: first, before the TF-IDF order of the rest

@@ -22,7 +22,10 @@ def test_main_text_blocks_sentences_and_link_offsets():
     kinds = [b.kind for b in content.blocks]
     assert kinds == ["heading", "paragraph", "heading", "paragraph", "item", "item"]
     first = content.sentences[1]
-    assert first.text == "Many teams forget to revisit older articles that once brought steady traffic."
+    assert (
+        first.text
+        == "Many teams forget to revisit older articles that once brought steady traffic."
+    )
     assert content.text[first.start : first.end] == first.text
     second = content.sentences[2]
     assert second.text.startswith("A yearly review") and second.text.endswith("statistics.")
@@ -46,10 +49,16 @@ def test_broken_and_empty_html_give_reasons_not_errors():
 def test_summary_is_bounded_and_carries_identity():
     content = extract_main_content(PAGE, "http://site.test/blog/refresh-old-posts/")
     summary = build_summary(
-        "http://site.test/blog/refresh-old-posts/", "Refreshing old posts",
-        "Why teams revisit older articles", "How to bring old posts back.", content, max_words=40,
+        "http://site.test/blog/refresh-old-posts/",
+        "Refreshing old posts",
+        "Why teams revisit older articles",
+        "How to bring old posts back.",
+        content,
+        max_words=40,
     )
-    assert summary.startswith("Refreshing old posts. Why teams revisit older articles. refresh old posts.")
+    assert summary.startswith(
+        "Refreshing old posts. Why teams revisit older articles. refresh old posts."
+    )
     assert "How to bring old posts back." in summary
     assert len(summary.split()) <= 40
     assert slug_words("http://x.test/blog/2021/05/old-posts.html") == "old posts"

@@ -12,8 +12,14 @@ def pg(path, **kw):
 
 
 def ln(s, t, position="content", nofollow=False, anchor="x"):
-    return {"source_url": H + s, "target_url": H + t, "position": position,
-            "nofollow": nofollow, "anchor_text": anchor, "internal": True}
+    return {
+        "source_url": H + s,
+        "target_url": H + t,
+        "position": position,
+        "nofollow": nofollow,
+        "anchor_text": anchor,
+        "internal": True,
+    }
 
 
 def test_pagerank_two_node_cycle_and_star():
@@ -28,21 +34,37 @@ def test_pagerank_two_node_cycle_and_star():
 
 
 def test_redirects_and_canonicals_resolve_to_their_targets():
-    pages = [pg("/old/", status=301, final_url=H + "/new/"), pg("/new/"),
-             pg("/print/", canonical=H + "/new/"), pg("/loop/", status=301, final_url=H + "/loop/")]
+    pages = [
+        pg("/old/", status=301, final_url=H + "/new/"),
+        pg("/new/"),
+        pg("/print/", canonical=H + "/new/"),
+        pg("/loop/", status=301, final_url=H + "/loop/"),
+    ]
     assert resolve_map(pages) == {H + "/old/": H + "/new/", H + "/print/": H + "/new/"}
 
 
 def test_counts_depth_orphans_and_nofollow():
-    pages = [pg("/"), pg("/a/"), pg("/b/"), pg("/c/"), pg("/d/"), pg("/orphan/", in_sitemap=True),
-             pg("/old-b/", status=301, final_url=H + "/b/")]
+    pages = [
+        pg("/"),
+        pg("/a/"),
+        pg("/b/"),
+        pg("/c/"),
+        pg("/d/"),
+        pg("/orphan/", in_sitemap=True),
+        pg("/old-b/", status=301, final_url=H + "/b/"),
+    ]
     links = [
-        ln("/", "/a/", "navigation"), ln("/", "/old-b/"), ln("/a/", "/b/"), ln("/a/", "/b/"),
-        ln("/b/", "/c/"), ln("/c/", "/d/", nofollow=True), ln("/a/", "/", "header"),
+        ln("/", "/a/", "navigation"),
+        ln("/", "/old-b/"),
+        ln("/a/", "/b/"),
+        ln("/a/", "/b/"),
+        ln("/b/", "/c/"),
+        ln("/c/", "/d/", nofollow=True),
+        ln("/a/", "/", "header"),
     ]
     indexable = {H + p: True for p in ("/", "/a/", "/b/", "/c/", "/d/", "/orphan/")}
     result = build_link_graph(pages, links, H + "/", indexable, deep_threshold=2)
-    m = {r["url"][len(H):]: r for r in result.metrics}
+    m = {r["url"][len(H) :]: r for r in result.metrics}
     assert m["/b/"]["content_inlinks"] == 3 and m["/b/"]["unique_content_inlinks"] == 2
     assert m["/a/"]["nav_inlinks"] == 1 and m["/a/"]["content_inlinks"] == 0
     assert m["/a/"]["content_outlinks"] == 2 and m["/a/"]["nav_outlinks"] == 1

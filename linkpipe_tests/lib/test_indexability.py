@@ -7,8 +7,17 @@ TEXT = " ".join(f"word{i} topic{i % 7} sentence" for i in range(40))
 
 
 def page(url, **kw):
-    base = {"url": url, "shard": 0, "status": 200, "final_url": url, "content_type": "text/html",
-            "canonical": "", "meta_robots": "", "x_robots_tag": "", "html": BODY.format(url + " " + TEXT)}
+    base = {
+        "url": url,
+        "shard": 0,
+        "status": 200,
+        "final_url": url,
+        "content_type": "text/html",
+        "canonical": "",
+        "meta_robots": "",
+        "x_robots_tag": "",
+        "html": BODY.format(url + " " + TEXT),
+    }
     base.update(kw)
     return base
 
@@ -52,16 +61,20 @@ def test_each_rule_gives_its_reason():
 
 
 def test_exact_duplicates_keep_the_shallowest_url():
-    pages = [page("http://s.test/b/long-path/", html=BODY.format(TEXT), depth=3),
-             page("http://s.test/b/", html=BODY.format(TEXT), depth=1)]
+    pages = [
+        page("http://s.test/b/long-path/", html=BODY.format(TEXT), depth=3),
+        page("http://s.test/b/", html=BODY.format(TEXT), depth=1),
+    ]
     rows = {r["url"]: r for r in classify_pages(pages)}
     assert rows["http://s.test/b/"]["reason"] is None
     assert rows["http://s.test/b/long-path/"]["reason"] == "duplicate"
 
 
 def test_thin_floor_is_configurable():
-    rows = classify_pages([page("http://s.test/t/", html=BODY.format("one two three four"))],
-                          IndexabilityRules(min_words=3))
+    rows = classify_pages(
+        [page("http://s.test/t/", html=BODY.format("one two three four"))],
+        IndexabilityRules(min_words=3),
+    )
     assert rows[0]["reason"] is None and rows[0]["word_count"] == 4
 
 

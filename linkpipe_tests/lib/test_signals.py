@@ -7,10 +7,12 @@ import pytest
 from linkpipe.lib.importers import ImportFormatError
 from linkpipe.lib.signals import business_values, match_urls, read_signals_csv
 
-GSC = "\ufeffTop pages,Clicks,Impressions,CTR,Position\n" \
-      "https://www.site.test/guides/a/,1000,20000,5%,3.2\n" \
-      "https://www.site.test/blog/b/,10,900,1.1%,12.5\n" \
-      "https://www.site.test/nowhere/,5,50,10%,40\n"
+GSC = (
+    "\ufeffTop pages,Clicks,Impressions,CTR,Position\n"
+    "https://www.site.test/guides/a/,1000,20000,5%,3.2\n"
+    "https://www.site.test/blog/b/,10,900,1.1%,12.5\n"
+    "https://www.site.test/nowhere/,5,50,10%,40\n"
+)
 
 
 def test_gsc_rows_match_by_path_and_value_striking_distance(tmp_path):
@@ -18,7 +20,9 @@ def test_gsc_rows_match_by_path_and_value_striking_distance(tmp_path):
     path.write_text(GSC, encoding="utf-8")
     rows = read_signals_csv(path, "gsc")
     assert [(r.url, r.clicks, r.position) for r in rows][:2] == [
-        ("https://www.site.test/guides/a/", 1000.0, 3.2), ("https://www.site.test/blog/b/", 10.0, 12.5)]
+        ("https://www.site.test/guides/a/", 1000.0, 3.2),
+        ("https://www.site.test/blog/b/", 10.0, 12.5),
+    ]
     crawl = ["http://127.0.0.1:8000/guides/a/", "http://127.0.0.1:8000/blog/b/"]
     matched = match_urls(rows, crawl)
     assert sorted(matched) == sorted(crawl)  # matched by path across hosts; /nowhere/ dropped
@@ -49,7 +53,9 @@ def test_priority_list_and_conversions(tmp_path):
 def test_bad_signal_file(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("Page,Clicks\nhttp://s.test/a/,lots\n")
-    with pytest.raises(ImportFormatError, match="bad.csv line 2, column \"Clicks\": expected a number, got 'lots'"):
+    with pytest.raises(
+        ImportFormatError, match="bad.csv line 2, column \"Clicks\": expected a number, got 'lots'"
+    ):
         read_signals_csv(path, "gsc")
     path.write_text("Something,Clicks\nx,1\n")
     with pytest.raises(ImportFormatError, match="missing a URL column"):
