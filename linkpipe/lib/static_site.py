@@ -22,8 +22,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from email.utils import formatdate, parsedate_to_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 BASE_URL_PLACEHOLDER = b"__BASE_URL__"
@@ -63,6 +65,31 @@ def resolve_file(root: Path, url_path: str) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+def _validators(file: Path) -> dict[str, str]:
+    """ETag and Last-Modified of a served file, from its size and modification time."""
+    st = file.stat()
+    return {
+        "ETag": f'"{st.st_size:x}-{st.st_mtime_ns:x}"',
+        "Last-Modified": formatdate(st.st_mtime, usegmt=True),
+    }
+
+
+def _not_modified(headers: Any, validators: dict[str, str]) -> bool:
+    """True when the request's conditional headers match the file (answer 304)."""
+    etag = headers.get("If-None-Match")
+    if etag is not None:
+        return validators["ETag"] in [t.strip() for t in etag.split(",")]
+    since = headers.get("If-Modified-Since")
+    if since:
+        try:
+            return parsedate_to_datetime(validators["Last-Modified"]) <= parsedate_to_datetime(
+                since
+            )
+        except (TypeError, ValueError):
+            return False
+    return False
+
+
 def _make_handler(root: Path, routes: SiteRoutes) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "linkpipe-static/1"
@@ -86,6 +113,13 @@ def _make_handler(root: Path, routes: SiteRoutes) -> type[BaseHTTPRequestHandler
                 return
             file = resolve_file(root, path)
             status = routes.status.get(path, 200 if file else 404)
+            validators = _validators(file) if file and status == 200 else {}
+            if validators and _not_modified(self.headers, validators):
+                self.send_response(304)
+                for key, value in validators.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                return
             body = file.read_bytes() if file else b"<html><body><h1>Not found</h1></body></html>"
             ctype = (mimetypes.guess_type(file.name)[0] if file else None) or "text/html"
             if ctype.startswith("text/") or ctype.endswith("xml"):
@@ -95,7 +129,7 @@ def _make_handler(root: Path, routes: SiteRoutes) -> type[BaseHTTPRequestHandler
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
-            for key, value in routes.headers.get(path, {}).items():
+            for key, value in {**validators, **routes.headers.get(path, {})}.items():
                 self.send_header(key, value)
             self.end_headers()
             if send_body:

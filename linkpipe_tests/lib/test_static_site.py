@@ -1,0 +1,61 @@
+"""The loopback site server: files, routes, placeholders and conditional requests."""
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+from linkpipe.lib.static_site import serve_site
+
+
+@pytest.fixture()
+def site(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text('<link rel="canonical" href="__BASE_URL__/a/">')
+    (tmp_path / "_routes.json").write_text(
+        json.dumps(
+            {
+                "redirects": {"/old/": "/a/"},
+                "headers": {"/a/": {"X-Robots-Tag": "noindex"}},
+                "status": {"/a/": 200},
+            }
+        )
+    )
+    with serve_site(tmp_path) as served:
+        yield served
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def test_files_placeholders_and_headers(site):
+    with urllib.request.urlopen(site.base_url + "/a/?q=ignored") as r:
+        assert r.read().decode() == f'<link rel="canonical" href="{site.base_url}/a/">'
+        assert r.headers["X-Robots-Tag"] == "noindex"
+        assert r.headers["Content-Type"] == "text/html; charset=utf-8"
+
+
+def test_redirect_and_404(site):
+    opener = urllib.request.build_opener(NoRedirect)
+    with pytest.raises(urllib.error.HTTPError) as err:
+        opener.open(site.base_url + "/old/")
+    assert err.value.code == 301 and err.value.headers["Location"] == "/a/"
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(site.base_url + "/missing/")
+    assert err.value.code == 404
+
+
+def test_conditional_requests_get_304(site):
+    with urllib.request.urlopen(site.base_url + "/a/") as r:
+        etag, modified = r.headers["ETag"], r.headers["Last-Modified"]
+    for headers in ({"If-None-Match": etag}, {"If-Modified-Since": modified}):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(urllib.request.Request(site.base_url + "/a/", headers=headers))
+        assert err.value.code == 304
+    with urllib.request.urlopen(
+        urllib.request.Request(site.base_url + "/a/", headers={"If-None-Match": '"other"'})
+    ) as r:
+        assert r.status == 200
