@@ -21,14 +21,19 @@ from selectolax.lexbor import LexborHTMLParser
 
 from linkpipe.lib.stages.crawl_export import materialize_crawl_export, register_crawl
 from linkpipe.lib.static_site import serve_site
+from linkpipe.lib.urls import normalize_url
 
 
-def ancestry(html: str, href_end: str, anchor: str) -> str:
+def ancestry(html: str, source: str, target: str, anchor: str) -> str:
     """Element chain (tag#id.class) from <body> to the first <a> matching the link."""
     tree = LexborHTMLParser(html)
     for a in tree.css("a[href]"):
         text = " ".join(a.text(separator=" ").split())
-        if (a.attributes.get("href") or "").rstrip("/").endswith(href_end) and text == anchor:
+        try:
+            resolved = normalize_url(a.attributes.get("href") or "", source)
+        except ValueError:
+            continue
+        if resolved == target and (text == anchor or not anchor):
             chain, node = [], a.parent
             while node is not None and node.tag not in ("body", "html", "-undef"):
                 ident = node.attributes.get("id")

@@ -18,6 +18,7 @@ from linkpipe.defs.resources import LinkpipeSettings
 from linkpipe.lib.sharding import DEFAULT_SHARDS
 
 DAGSTER_YAML = """\
+# written by linkpipe (rewritten when linkpipe's defaults change; remove this line to keep edits)
 telemetry:
   enabled: false
 python_logs:
@@ -40,7 +41,8 @@ def dagster_home_for(db_path: str | Path) -> Path:
     home = Path(db_path).resolve().parent / "dagster_home"
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
-    if not config.exists():
+    current = config.read_text(encoding="utf-8") if config.exists() else None
+    if current is None or (current.startswith("# written by linkpipe") and current != DAGSTER_YAML):
         config.write_text(DAGSTER_YAML, encoding="utf-8")
     return home
 

@@ -55,7 +55,10 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32, device: str = "cpu"):
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
 
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()  # the CLI draws its own progress
         path = resolve_model_path(model)
         if os.path.isdir(path):
             os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -188,7 +188,39 @@ class _Context:
             return "header", sectioned, block
         if role == "contentinfo" or (tag == "footer" and not sectioned):
             return "footer", sectioned, block
+        hint = class_hint(node)
+        if hint is not None and (position is None or hint == "navigation"):
+            return hint, hint == "navigation" or sectioned, block
         return position, sectioned or tag in SECTIONING_TAGS, block
+
+
+HINT_SPLIT_RE = re.compile(r"[^a-z0-9]+")
+NAV_TOKENS = frozenset({
+    "nav", "navbar", "navigation", "menu", "menubar", "breadcrumb", "breadcrumbs", "pagination",
+    "pager", "toc", "navheader", "navfooter", "topnav", "subnav", "sidenav", "mainnav", "skiplink",
+})
+ASIDE_TOKENS = frozenset({"sidebar", "sidebox", "aside", "widget", "widgets"})
+FOOTER_TOKENS = frozenset({"footer", "colophon", "ft"})
+HEADER_TOKENS = frozenset({"header", "masthead", "hd"})
+
+
+def class_hint(node: LexborNode) -> str | None:
+    """Position suggested by the class and id names of an element without semantic markup
+    (``div.navfooter``, ``div#sidebar``, ``ul.menu``), as on DocBook, Sphinx or older sites."""
+    attrs = node.attributes
+    text = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
+    if not text.strip():
+        return None
+    tokens = {t for t in HINT_SPLIT_RE.split(text) if t}
+    if tokens & NAV_TOKENS or any(t.startswith("nav") or t.endswith(("nav", "menu")) for t in tokens):
+        return "navigation"
+    if tokens & ASIDE_TOKENS:
+        return "aside"
+    if tokens & FOOTER_TOKENS:
+        return "footer"
+    if tokens & HEADER_TOKENS:
+        return "header"
+    return None
 
 
 def _anchor(node: LexborNode) -> tuple[str, bool]:

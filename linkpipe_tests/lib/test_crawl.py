@@ -394,9 +394,9 @@ def template_routes(base: str) -> Routes:
     routes: Routes = {}
     for i in range(12):
         text = f'<p>Page {i} talks about topic {i} and links to <a href="/p{(i + 1) % 12}/">topic {i + 1}</a>.</p>'
-        routes[f"/p{i}/"] = Route(page(f"P{i}", f'<div class="menu">{menu}</div>{text}'))
+        routes[f"/p{i}/"] = Route(page(f"P{i}", f'<div class="box">{menu}</div>{text}'))
     routes["/"] = Route(
-        page("Home", f'<div class="menu">{menu}</div><p><a href="/p6/">start</a></p>')
+        page("Home", f'<div class="box">{menu}</div><p><a href="/p6/">start</a></p>')
     )
     return routes
 

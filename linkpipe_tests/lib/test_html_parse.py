@@ -23,7 +23,7 @@ PAGE = """<!doctype html><html><head>
 </script>
 </head><body>
 <header><a href="/">Logo</a><nav><a href="/a">A</a></nav></header>
-<div class="menu"><a href="one">One</a> <a href="two">Two</a></div>
+<div class="box"><a href="one">One</a> <a href="two">Two</a></div>
 <article><header><a href="/cat/">Category</a></header>
 <h1>The <em>main</em> title</h1>
 <p>Read <a href="http://other.com/x#y" rel="NoFollow Sponsored">the   other
@@ -145,3 +145,22 @@ def test_decode_body_charset_sources() -> None:
     assert decode_body(b"abc", "text/html; charset=bogus-charset") == ("abc", "utf-8")
     garbage, charset = decode_body(gzip.compress(b"x" * 100), "")
     assert isinstance(garbage, str) and charset
+
+
+def test_positions_from_class_and_id_names() -> None:
+    """DocBook (GIMP help) and Sphinx (Django docs) mark navigation with class/id names only."""
+    html = """<html><body>
+    <div class="navheader"><table><tr><td><a href="prev.html">Prev</a></td></tr></table></div>
+    <div id="global-nav"><a href="/search/">Search</a></div>
+    <div class="sect1"><p>See <a href="filters.html">the filters</a> for details.</p>
+      <dl class="toc"><dt><a href="ch1.html">1. Chapter</a></dt></dl></div>
+    <div id="sidebar" class="yui-b"><a href="/genindex/">Index</a></div>
+    <div class="navfooter"><a href="next.html">Next</a></div>
+    <div id="site-footer"><a href="/legal/">Legal</a></div>
+    </body></html>"""
+    links = parse_page(html, "http://ex.com/doc/page.html", {"ex.com"}).links
+    assert [(link.anchor_text, link.position) for link in links] == [
+        ("Prev", "navigation"), ("Search", "navigation"), ("the filters", "content"),
+        ("1. Chapter", "navigation"), ("Index", "aside"), ("Next", "navigation"),
+        ("Legal", "footer"),
+    ]

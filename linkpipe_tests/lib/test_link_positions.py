@@ -14,7 +14,7 @@ from linkpipe.lib.link_positions import (
 from linkpipe.lib.records import LinkRecord
 
 MENU = "".join(f'<div class="item"><a href="/s{i}/">Section {i}</a></div>' for i in range(4))
-LIST_MENU = '<ul class="sidebar">{items}</ul>'
+LIST_MENU = "<ul class=\"list\">{items}</ul>"
 
 
 def site(n_pages: int, current_in_menu: bool = False) -> dict[str, list[LinkRecord]]:
@@ -29,7 +29,7 @@ def site(n_pages: int, current_in_menu: bool = False) -> dict[str, list[LinkReco
             for k in range(5)
         )
         html = (
-            f'<div class="menu">{MENU}</div>{LIST_MENU.format(items=items)}'
+            f'<div class="box">{MENU}</div>{LIST_MENU.format(items=items)}'
             f'<p>Page {i} is about topic {i}; see <a href="/t{i + 1}/">topic {i + 1}</a>.</p>'
             '<p>Contact us: <a href="/contact/">contact</a></p>'
         )
