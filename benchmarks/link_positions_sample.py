@@ -75,10 +75,8 @@ def main() -> None:
         rng.sample(links, min(args.sample, len(links))), 1
     ):
         html = zlib.decompress(html_z).decode()
-        tail = tgt.rstrip("/").rsplit("/", 1)[-1]
-        print(
-            f"{i:>2}. {position:<10} | {anchor[:40]!r} | {src.split('/', 3)[-1][:40]} | {ancestry(html, tail, anchor)}"
-        )
+        chain = ancestry(html, src, tgt, anchor)
+        print(f"{i:>2}. {position:<10} | {anchor[:40]!r} | {src.split('/', 3)[-1][:40]} | {chain}")
 
 
 if __name__ == "__main__":

@@ -198,6 +198,7 @@ HINT_SPLIT_RE = re.compile(r"[^a-z0-9]+")
 NAV_TOKENS = frozenset({
     "nav", "navbar", "navigation", "menu", "menubar", "breadcrumb", "breadcrumbs", "pagination",
     "pager", "toc", "navheader", "navfooter", "topnav", "subnav", "sidenav", "mainnav", "skiplink",
+    "toctree", "indexdiv", "indextable", "genindextable",  # Sphinx / DocBook tables of contents
 })
 ASIDE_TOKENS = frozenset({"sidebar", "sidebox", "aside", "widget", "widgets"})
 FOOTER_TOKENS = frozenset({"footer", "colophon", "ft"})
