@@ -14,12 +14,26 @@ DEMO_SITE = Path(__file__).resolve().parent / "demo_site"
 DEMO_PORT = 8765
 
 
+CONFIG_HELP = "TOML settings: [crawl], [indexability], [page_types], [graph], [scoring]"
+
+
 class UserError(RuntimeError):
     """A problem the user can fix; printed as one line, exit status 1."""
 
 
 def _default_crawl_id(db: Path) -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d-%H%M%S")
+
+
+def _settings(args: argparse.Namespace, default_max_pages: int = 10_000) -> dict:
+    """Crawl settings from --config (TOML) with --max-pages on top."""
+    from linkpipe.lib.run_config import load_config_file
+
+    settings = load_config_file(Path(args.config)) if getattr(args, "config", None) else {}
+    if getattr(args, "max_pages", None):
+        settings["max_pages"] = args.max_pages
+    settings.setdefault("max_pages", default_max_pages)
+    return settings
 
 
 def _check_db_writable(db: Path) -> None:
@@ -34,7 +48,7 @@ def run_pipeline(
     db: Path,
     crawl_id: str,
     model: str,
-    max_pages: int,
+    settings: dict,
     stages: tuple[str, ...] = ("all",),
     source: str = "crawler",
     source_path: str = "",
@@ -46,7 +60,7 @@ def run_pipeline(
     from linkpipe.lib.stages.crawl_export import register_crawl
 
     _check_db_writable(db)
-    register_crawl(db, crawl_id, url, source, source_path, {"max_pages": max_pages})
+    register_crawl(db, crawl_id, url, source, source_path, settings)
     printer = ProgressPrinter()
     progress.set_reporter(printer)
     timings: dict[str, float] = {}
@@ -90,7 +104,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
     crawl_id = args.crawl_id or "demo-" + dt.date.today().isoformat()
     started = time.perf_counter()
     try:
-        timings = run_pipeline(site.base_url + "/", db, crawl_id, args.model, 500)
+        timings = run_pipeline(site.base_url + "/", db, crawl_id, args.model, _settings(args, 500))
     finally:
         site.stop()
     total = time.perf_counter() - started
@@ -114,7 +128,7 @@ def cmd_run(args: argparse.Namespace) -> None:
 
     db = Path(args.db)
     crawl_id = args.crawl_id or _default_crawl_id(db)
-    timings = run_pipeline(args.url, db, crawl_id, args.model, args.max_pages)
+    timings = run_pipeline(args.url, db, crawl_id, args.model, _settings(args))
     console.print(
         f"crawl {crawl_id} done: " + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items())
     )
@@ -131,7 +145,7 @@ def cmd_crawl(args: argparse.Namespace) -> None:
         db,
         crawl_id,
         args.model,
-        args.max_pages,
+        _settings(args),
         stages=("crawl_export", "indexable_pages", "link_graph"),
     )
     console.print(f"crawl {crawl_id} stored in {db}")
@@ -165,7 +179,7 @@ def cmd_import(args: argparse.Namespace) -> None:
         db,
         crawl_id,
         args.model,
-        10**7,
+        _settings(args, 10**7),
         stages=stages,
         source=kind,
         source_path=str(path),
@@ -215,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", default=os.environ.get("LINKPIPE_MODEL", DEFAULT_MODEL), help=model_help
     )
     p.add_argument("--top", type=int, default=15, help="suggestions to print")
+    p.add_argument("--config", help=CONFIG_HELP)
     p.set_defaults(func=cmd_demo)
 
     for name, func, text in (
@@ -225,7 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("url")
         p.add_argument("--db", required=True)
         p.add_argument("--crawl-id")
-        p.add_argument("--max-pages", type=int, default=10_000)
+        p.add_argument("--max-pages", type=int, help="default 10,000 (or [crawl] max_pages)")
+        p.add_argument("--config", help=CONFIG_HELP)
         p.add_argument(
             "--model", default=os.environ.get("LINKPIPE_MODEL", DEFAULT_MODEL), help=model_help
         )
@@ -237,6 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--crawl-id")
     p.add_argument("--kind", choices=["auto", "screaming_frog", "warc", "url_list"], default="auto")
     p.add_argument("--no-graph", action="store_true", help="stop after the link graph")
+    p.add_argument("--config", help=CONFIG_HELP)
     p.add_argument(
         "--model", default=os.environ.get("LINKPIPE_MODEL", DEFAULT_MODEL), help=model_help
     )
@@ -260,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     from linkpipe.lib.crawl import CrawlError
     from linkpipe.lib.embedding import EmbeddingError
     from linkpipe.lib.importers import ImportFormatError
+    from linkpipe.lib.run_config import ConfigError
     from linkpipe.lib.storage import StorageError
 
     try:
@@ -271,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         EmbeddingError,
         RunFailed,
         ImportFormatError,
+        ConfigError,
         ValueError,
     ) as exc:
         print(f"linkpipe: error: {exc}", file=sys.stderr)

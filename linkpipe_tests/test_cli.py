@@ -144,3 +144,18 @@ def test_import_malformed_export_names_file_line_column(stored_db: Path):
     con = duckdb.connect(str(stored_db), read_only=True)
     assert con.execute("SELECT crawl_id FROM crawls").fetchall() == [("old",)]
     con.close()
+
+
+def test_crawl_with_settings_file(tmp_path: Path, demo_site):
+    settings = tmp_path / "site.toml"
+    settings.write_text("[crawl]\nmax_pages = 500\n[indexability]\nmin_words = 300\n[graph]\ndeep_threshold = 1\n")
+    db = tmp_path / "cfg.duckdb"
+    out = linkpipe("crawl", demo_site.base_url + "/", "--db", str(db), "--crawl-id", "cfg", "--config", str(settings))
+    assert out.returncode == 0, out.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    thin = con.execute("SELECT url FROM indexable_pages WHERE reason = 'thin'").fetchall()
+    glossary_thin = [u for (u,) in thin if "/glossary/" in u]
+    deep = con.execute("SELECT count(*) FROM page_link_metrics WHERE is_deep AND click_depth = 2").fetchone()[0]
+    con.close()
+    assert len(glossary_thin) == 12  # glossary entries have 150-200 words: thin under a 300 floor
+    assert deep > 0  # depth 2 counts as deep with deep_threshold = 1

@@ -40,3 +40,14 @@ def decompress_html(blob: bytes | None) -> str:
 def preview(rows: list[dict[str, Any]], columns: list[str], limit: int = 5) -> list[dict]:
     """The first ``limit`` rows restricted to ``columns``."""
     return [{c: r.get(c) for c in columns} for r in rows[:limit]]
+
+
+def stored_config(db_path: Any, crawl_id: str) -> dict[str, Any]:
+    """The settings stored with a crawl (``crawls.config_json``), {} when none."""
+    import json
+
+    from linkpipe.lib.storage import open_db
+
+    with open_db(db_path) as con:
+        rows = fetch_dicts(con, "crawl_config", [crawl_id])
+    return json.loads(rows[0]["config_json"] or "{}") if rows else {}

@@ -8,7 +8,14 @@ from typing import Any
 
 from linkpipe.lib.graph_metrics import build_link_graph
 from linkpipe.lib.indexability import IndexabilityRules, classify_pages
-from linkpipe.lib.stages.common import StageResult, decompress_html, fetch_dicts, preview
+from linkpipe.lib.run_config import deep_threshold, indexability_rules
+from linkpipe.lib.stages.common import (
+    StageResult,
+    decompress_html,
+    fetch_dicts,
+    preview,
+    stored_config,
+)
 from linkpipe.lib.storage import load_sql, open_db, write_partition
 
 
@@ -29,6 +36,7 @@ def materialize_indexable_pages(
     db_path: str | Path, crawl_id: str, rules: IndexabilityRules | None = None
 ) -> StageResult:
     """Classify every crawled URL; excluded ones keep their reason."""
+    rules = rules or indexability_rules(stored_config(db_path, crawl_id))
     with open_db(db_path) as con:
         rows = classify_pages(_pages_with_html(con, crawl_id), rules)
     if not rows:
@@ -45,16 +53,17 @@ def materialize_indexable_pages(
 
 
 def materialize_link_graph(
-    db_path: str | Path, crawl_id: str, deep_threshold: int = 3
+    db_path: str | Path, crawl_id: str, deep: int | None = None
 ) -> StageResult:
     """Resolved link edges and per-page link metrics for the crawl."""
+    deep = deep if deep is not None else deep_threshold(stored_config(db_path, crawl_id))
     with open_db(db_path) as con:
         pages = fetch_dicts(con, "pages_for_graph", [crawl_id])
         links = fetch_dicts(con, "links_for_graph", [crawl_id])
         start = fetch_dicts(con, "crawl_config", [crawl_id])
     start_url = start[0]["start_url"] if start else (pages[0]["url"] if pages else "")
     indexable = {p["url"]: bool(p["indexable"]) for p in pages}
-    graph = build_link_graph(pages, links, start_url, indexable, deep_threshold)
+    graph = build_link_graph(pages, links, start_url, indexable, deep)
     with open_db(db_path) as con:
         written = write_partition(
             con, crawl_id, {"link_edges": graph.edges, "page_link_metrics": graph.metrics}

@@ -13,10 +13,11 @@ from linkpipe.lib.anchors import SourceText
 from linkpipe.lib.candidates import SiteContext, SitePage, build_candidates
 from linkpipe.lib.clusters import cluster_pages
 from linkpipe.lib.lexical import is_generic_anchor
+from linkpipe.lib.run_config import scoring_config
 from linkpipe.lib.scoring import PageFacts, ScoringConfig, score_opportunities
 from linkpipe.lib.semantic_anchors import encode_sources
 from linkpipe.lib.signals import BusinessValue, load_business_values
-from linkpipe.lib.stages.common import StageResult, fetch_dicts, preview
+from linkpipe.lib.stages.common import StageResult, fetch_dicts, preview, stored_config
 from linkpipe.lib.stages.vectors import (
     cached_embedder,
     embed_cached,
@@ -151,6 +152,7 @@ def materialize_link_opportunities(
             business_value=value.value,
             value_notes=value.notes,
         )
+    config = config or scoring_config(stored_config(db_path, crawl_id))
     rows, cannibal = score_opportunities(candidates, facts, decisions, config)
     with open_db(db_path) as con:
         written = write_partition(
