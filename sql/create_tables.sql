@@ -7,7 +7,8 @@ CREATE TABLE IF NOT EXISTS crawls (
     source VARCHAR,            -- crawler | screaming_frog | warc | url_list
     source_path VARCHAR,
     config_json VARCHAR,
-    created_at TIMESTAMP DEFAULT current_timestamp
+    created_at TIMESTAMP DEFAULT current_timestamp,
+    crawl_stats JSON               -- pages, errors and skipped URLs by reason, bytes, timings
 );
 
 CREATE TABLE IF NOT EXISTS crawl_pages (
@@ -268,3 +269,6 @@ CREATE TABLE IF NOT EXISTS page_signals (
     source_file VARCHAR,
     imported_at TIMESTAMP DEFAULT current_timestamp
 );
+
+-- Columns added after the first release: existing databases gain them on the next open.
+ALTER TABLE crawls ADD COLUMN IF NOT EXISTS crawl_stats JSON;

@@ -224,3 +224,13 @@ def test_published_snapshot_holds_the_latest_run(demo_db):
         )
     finally:
         copy.close()
+
+
+def test_crawl_stats_are_stored_with_the_crawl(demo_db):
+    con, _, _ = demo_db
+    import json
+
+    stats = json.loads(q(con, "SELECT crawl_stats FROM crawls WHERE crawl_id = 'crawl-2'")[0][0])
+    assert stats["pages"] >= 70 and stats["not_modified"] >= 64  # the second crawl is conditional
+    assert stats["skipped"].get("robots", 0) == 0 or stats["skipped"]["robots"] >= 1
+    assert stats["status"]["301"] == 1

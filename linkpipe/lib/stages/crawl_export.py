@@ -127,6 +127,7 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
                     "crawl_links": _link_batches(result.iter_links()),
                 },
             )
+            con.execute(load_sql("queries/set_crawl_stats"), [json.dumps(result.stats), crawl_id])
         pages_preview = [
             {"url": p.url, "status": p.status, "title": p.title, "depth": p.depth}
             for _, p in zip(range(5), result.iter_pages(), strict=False)

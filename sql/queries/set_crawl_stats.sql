@@ -1,0 +1,1 @@
+UPDATE crawls SET crawl_stats = ? WHERE crawl_id = ?;
