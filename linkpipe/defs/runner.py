@@ -86,17 +86,16 @@ def run_graph(
     if not instance.has_dynamic_partition(crawl_partitions.name, crawl_id):
         instance.add_dynamic_partitions(crawl_partitions.name, [crawl_id])
     settings = LinkpipeSettings(db_path=str(db_path), model=model)
-    site_first = (
-        A.SITE_ASSETS if "all" in stages else [a for a in A.SITE_ASSETS if a.key.path[-1] in stages]
-    )
     steps: list[tuple[str, list, list[str]]] = [
-        ("crawl and link graph", site_first, [crawl_id]),
+        ("crawl and link graph", A.SITE_ASSETS, [crawl_id]),
         ("summaries and embeddings", A.PAGE_ASSETS_1, _shard_keys(crawl_id)),
         ("nearest-neighbour index", A.INDEX_ASSETS, [crawl_id]),
         ("candidates and anchors", A.PAGE_ASSETS_2, _shard_keys(crawl_id)),
         ("scoring and clusters", A.FINAL_ASSETS, [crawl_id]),
     ]
     for label, assets, keys in steps:
+        if "all" not in stages:
+            assets = [a for a in assets if a.key.path[-1] in stages]
         if not assets:
             continue
         if on_step:

@@ -36,7 +36,15 @@ def cluster_pages(
     if k == 1:
         centroids = x.mean(axis=0, keepdims=True)
     else:
-        km = faiss.Kmeans(x.shape[1], k, niter=25, seed=seed, spherical=True, verbose=False)
+        km = faiss.Kmeans(
+            x.shape[1],
+            k,
+            niter=25,
+            seed=seed,
+            spherical=True,
+            verbose=False,
+            min_points_per_centroid=1,  # small sites: no "please provide more points" warning
+        )
         km.train(x)
         centroids = km.centroids
     centroids = centroids / np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-9)
