@@ -23,16 +23,16 @@ class ProgressPrinter:
         self._tty = sys.stderr.isatty()
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        """``total`` is the number still queued for the crawl, the whole count otherwise."""
         now = time.monotonic()
-        finished = total and done >= total
+        finished = total == 0 if stage == "crawl" else done >= total
         if not finished and now - self._last.get(stage, 0.0) < (0.2 if self._tty else 2.0):
             return
         self._last[stage] = now
-        text = (
-            f"  {stage}: {done}/{total}"
-            if stage != "crawl"
-            else (f"  crawl: {done} pages fetched, {max(total - done, 0)} queued")
-        )
+        if stage == "crawl":
+            text = f"  crawl: {done} pages fetched, {total} queued"
+        else:
+            text = f"  {stage}: {done}/{total}"
         if self._tty:
             sys.stderr.write("\r\033[K" + text + ("\n" if finished else ""))
         else:

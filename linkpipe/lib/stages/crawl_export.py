@@ -118,6 +118,7 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
             out / "crawl",
             progress=lambda done, queued: progress.report("crawl", done, queued),
         )
+        progress.report("crawl", int(result.stats.get("pages", 0)), 0)
         with open_db(db_path) as con:
             rows = write_partition(
                 con,
