@@ -104,6 +104,18 @@ def lexical_mentions(site: SiteContext, src: SourceText) -> set[str]:
     return found
 
 
+def tfidf_neighbours(site: SiteContext, sources: list[str], k: int) -> list[list[str]]:
+    """For each source, the ``k`` pages with the highest TF-IDF cosine, best first."""
+    rows = site.tfidf[[site.row_of[s] for s in sources]]
+    sims = (rows @ site.tfidf.T).tocsr()
+    out = []
+    for i in range(len(sources)):
+        row = sims.getrow(i)
+        order = np.argsort(-row.data)[:k]
+        out.append([site.pages[int(row.indices[j])].url for j in order])
+    return out
+
+
 def graph_signals(site: SiteContext, source: str, target: str) -> tuple[float, float]:
     """(co-citation, shared neighbours): pages linking to both, and Jaccard of out-links."""
     a, b = site.linked_from.get(source, set()), site.linked_from.get(target, set())
@@ -123,32 +135,43 @@ def build_candidates(
     k: int = 20,
     min_similarity: float = 0.2,
     sentence_vectors: dict[str, WindowVectors] | None = None,
+    k_lexical: int = 10,
 ) -> list[dict[str, Any]]:
     """Candidate rows for the given source pages (each a ``candidate_pairs`` row).
 
-    With ``sentence_vectors`` anchors are placed semantically (see semantic_anchors), else
-    lexically (see anchors)."""
+    Candidates: the ``k`` nearest pages by embedding, the ``k_lexical`` nearest by TF-IDF and
+    every page whose title or known anchor the source mentions; pages the source already links
+    to in its content are skipped. With ``sentence_vectors`` anchors are placed semantically
+    (see semantic_anchors), else lexically (see anchors)."""
     sources = [s for s in sources if s in site.row_of]
     if not sources:
         return []
     query = site.vectors[[site.row_of[s] for s in sources]]
-    sims, ids = ann.search(query, k + 1)
+    # Already-linked pages do not use up the k places: search deeper for pages that link a lot.
+    most_linked = max(len(site.content_links.get(s, ())) for s in sources)
+    sims, ids = ann.search(query, min(k + 1 + most_linked, k + 1 + 200))
+    lexical_top = tfidf_neighbours(site, sources, k_lexical + 1 + most_linked)
     rows: list[dict[str, Any]] = []
     for qi, source in enumerate(sources):
         src_text = texts.get(source)
+        linked = site.content_links.get(source, set())
         neighbours: dict[str, tuple[int, float]] = {}
         rank = 0
         for sim, idx in zip(sims[qi], ids[qi], strict=True):
             if idx < 0 or ann.urls[idx] == source:
                 continue
             rank += 1
-            if sim >= min_similarity:
+            if sim >= min_similarity and ann.urls[idx] not in linked:
                 neighbours[ann.urls[idx]] = (rank, float(sim))
+                if len(neighbours) >= k:
+                    break
+        extra = [t for t in lexical_top[qi] if t != source and t not in linked][:k_lexical]
         if src_text is not None:
-            for target in lexical_mentions(site, src_text) - {source}:
-                if target not in neighbours:
-                    sim = float(query[qi] @ site.vectors[site.row_of[target]])
-                    neighbours[target] = (0, sim)
+            extra += sorted(lexical_mentions(site, src_text) - {source} - linked)
+        for target in extra:
+            if target not in neighbours:
+                sim = float(query[qi] @ site.vectors[site.row_of[target]])
+                neighbours[target] = (0, sim)
         pairs = [(site.row_of[source], site.row_of[t]) for t in neighbours]
         lexical = pair_cosines(site.tfidf, pairs)
         for (target, (rank_, sim)), lex in zip(neighbours.items(), lexical, strict=True):
