@@ -9,6 +9,7 @@ baselines computed on the same indexable pages against the removed links.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import statistics
@@ -216,6 +217,15 @@ def run_seed(
             "pairs": pairs}  # fmt: skip
 
 
+def code_digest() -> str:
+    """sha1 (12 hex) of linkpipe's Python and SQL sources: which code produced a report."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha1()
+    for path in sorted([*package.rglob("*.py"), *(package.parent / "sql").rglob("*.sql")]):
+        digest.update(path.relative_to(package.parent).as_posix().encode() + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def mean_metrics(seeds: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
     """Each method's columns averaged over seeds (None where a method has no value)."""
     out: dict[str, dict[str, float | None]] = {}
@@ -242,6 +252,7 @@ def run_eval(
         "seeds": seeds,
         "model": model,
         "db": str(db),
+        "code_digest": code_digest(),
         "wall_s": time.perf_counter() - started,
         "mean": mean_metrics(runs),
         "runs": runs,

@@ -6,8 +6,10 @@ Pages are named by their path under the site root (``guide/index.html``, ``page.
 * Content link: an ``<a href>`` with text whose href resolves to another HTML page of the site and
   that is not inside ``nav``/``header``/``footer``/``aside``, an element with role navigation,
   banner, contentinfo, complementary, search or menu, or an element whose class or id names
-  navigation (``nav*``, ``*sidebar*``, ``breadcrumb*``, ``menu``, ``toc``/``toctree``, ``related``,
-  ``pager``/``pagination``, ``header``/``footer``, YUI ``hd``/``ft``), and whose text says
+  navigation (classes ``nav*``, ``*sidebar*``, ``breadcrumb*``, ``menu``, ``toc``/``toctree``,
+  ``related``, ``pager``/``pagination``, ``header``/``footer``; whole ids such as ``nav``,
+  ``sidebar``, ``header``, YUI's ``hd``/``ft``: an id made of content words, like Sphinx's
+  ``s-host-header-poisoning``, is not navigation), and whose text says
   something: image-only links, generic texts ("here", "next") and bracketed or numeric texts
   ("[1]", "[source]", Sphinx's "[docs]") are left out.
 * Removal: a seeded share of the distinct (source, target) pairs linked in content is drawn
@@ -47,9 +49,14 @@ Rankings = dict[
 HTML_SUFFIXES = (".html", ".htm")
 LANDMARK_TAGS = frozenset({"nav", "header", "footer", "aside"})
 NAV_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search", "menu"})
-NAV_TOKEN_RE = re.compile(
+NAV_CLASS_RE = re.compile(
     r"^nav|[-_]nav|sidebar|breadcrumb|^(?:menu|toc|toctree|related|pager|pagination|header|footer"
-    r"|hd|ft|masthead)(?:$|[-_])",
+    r"|masthead)(?:$|[-_])",
+    re.IGNORECASE,
+)
+# ids name sections after their content ("s-host-header-poisoning"): only whole known ids count
+NAV_ID_RE = re.compile(
+    r"^(?:nav|navigation|navbar|global-nav|menu|sidebar|breadcrumbs?|hd|ft|header|footer|masthead)$",
     re.IGNORECASE,
 )
 VOID_TAGS = frozenset(
@@ -136,8 +143,9 @@ def path_to_url(path: str, base_url: str) -> str:
 def _is_nav(tag: str, attrs: dict[str, str]) -> bool:
     if tag in LANDMARK_TAGS or (attrs.get("role") or "").strip().lower() in NAV_ROLES:
         return True
-    tokens = (attrs.get("class") or "").split() + (attrs.get("id") or "").split()
-    return any(NAV_TOKEN_RE.search(t) for t in tokens)
+    if NAV_ID_RE.match((attrs.get("id") or "").strip()):
+        return True
+    return any(NAV_CLASS_RE.search(t) for t in (attrs.get("class") or "").split())
 
 
 class _LinkScanner(HTMLParser):

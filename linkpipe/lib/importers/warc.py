@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from linkpipe.lib.crawl.fetch import looks_like_html
 from linkpipe.lib.html_parse import decode_body, parse_page
 from linkpipe.lib.importers.csv_table import Notes
 from linkpipe.lib.importers.errors import ImportFormatError
@@ -26,7 +27,6 @@ from linkpipe.lib.link_positions import reclassify_template_links
 from linkpipe.lib.records import LinkRecord, PageRecord
 from linkpipe.lib.urls import normalize_url, url_host
 
-HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _TRUNCATED = "truncated record: the file ends inside it"
 _GZIP_WHOLE = "non-chunked gzip"  # warcio's message for a file gzipped as one member
 
@@ -53,15 +53,6 @@ def sha1_text(text: str) -> str:
 def _header(headers: list[tuple[str, str]], name: str) -> str:
     name = name.lower()
     return ", ".join(v.strip() for k, v in headers if k.lower() == name and v.strip())
-
-
-def _looks_like_html(mime: str, body: bytes) -> bool:
-    if mime in HTML_TYPES:
-        return True
-    if mime:
-        return False
-    start = body[:512].lstrip().lower()
-    return start.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
 
 
 def _iso(value: str) -> str:
@@ -177,7 +168,7 @@ def _page(response: _Response, hosts: set[str]) -> tuple[PageRecord, list[LinkRe
     location = _header(headers, "Location")
     if 300 <= record.status < 400 and record.status != 304 and location:
         return record, [], _hop(record.url, location)
-    if not (200 <= record.status < 300 and _looks_like_html(record.content_type, response.body)):
+    if not (200 <= record.status < 300 and looks_like_html(record.content_type, response.body)):
         return record, [], ""
     record.byte_size = len(response.body)
     html, record.charset = decode_body(response.body, content_type_header)
@@ -239,7 +230,7 @@ def _site_hosts(responses: dict[str, _Response]) -> set[str]:
     html_hosts = {
         url_host(url)
         for url, r in responses.items()
-        if _looks_like_html(
+        if looks_like_html(
             _header(r.headers, "Content-Type").split(";", 1)[0].strip().lower(), r.body
         )
     }
