@@ -135,7 +135,11 @@ class PathMap:
 
 
 def evaluate_crawl(
-    crawl: dict[str, Any], paths: PathMap, removed: list[ev.RemovedLink], html_linked: set
+    crawl: dict[str, Any],
+    paths: PathMap,
+    removed: list[ev.RemovedLink],
+    html_linked: set,
+    config: ScoringConfig | None = None,
 ) -> tuple[dict[str, dict], list[dict[str, Any]], dict[str, int]]:
     """(metrics per method, one row per ground-truth pair, counts) for one crawl."""
     to_path = {u: paths(u) for u in crawl["facts"]}
@@ -150,7 +154,7 @@ def evaluate_crawl(
     still_linked = html_linked | pipeline_linked
     truth = ev.ground_truth(removed, still_linked, indexable)
     rankings = {
-        "linkpipe": paths.rankings(linkpipe_rankings(crawl["candidates"], crawl["facts"])),
+        "linkpipe": paths.rankings(linkpipe_rankings(crawl["candidates"], crawl["facts"], config)),
         "tfidf": ev.tfidf_baseline(texts, pipeline_linked),
         "title+tfidf": ev.title_tfidf_baseline(texts, titles, pipeline_linked),
         "cocitation": ev.cocitation_baseline(links, indexable, pipeline_linked),
@@ -181,6 +185,30 @@ def evaluate_crawl(
     return metrics, rows, counts
 
 
+def prepare_copy(
+    site_root: Path, copy: Path, fraction: float, seed: int
+) -> tuple[list[ev.RemovedLink], set[str], set[ev.Pair]]:
+    """Copy the site and remove links: (removed links, page paths, pairs still linked)."""
+    copy_site(site_root, copy)
+    removed = ev.remove_links(copy, fraction, seed)
+    pages = ev.html_pages(copy)
+    return removed, pages, ev.content_link_pairs(copy, pages)
+
+
+def evaluate_stored(
+    site_root: Path, db: Path, seed: int, fraction: float, config: ScoringConfig | None = None
+) -> tuple[dict[str, dict], list[dict[str, Any]], dict[str, int]]:
+    """Evaluate crawl ``eval-s<seed>`` already in ``db`` again (the removal is deterministic), e.g.
+    with another scoring config, without running the graph."""
+    crawl_id = f"eval-s{seed}"
+    with open_db(db, read_only=True) as con:
+        start_url = fetch_dicts(con, "crawl_config", [crawl_id])[0]["start_url"]
+    with tempfile.TemporaryDirectory(prefix="linkpipe-eval-") as tmp:
+        removed, pages, html_linked = prepare_copy(site_root, Path(tmp) / "site", fraction, seed)
+    crawl = load_crawl(db, crawl_id)
+    return evaluate_crawl(crawl, PathMap(start_url, pages), removed, html_linked, config)
+
+
 def run_seed(
     site_root: Path, db: Path, seed: int, fraction: float, model: str, max_pages: int,
     log: Log = _stderr,
@@ -193,10 +221,8 @@ def run_seed(
     times: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="linkpipe-eval-") as tmp:
         started = time.perf_counter()
-        copy = copy_site(site_root, Path(tmp) / "site")
-        removed = ev.remove_links(copy, fraction, seed)
-        pages = ev.html_pages(copy)
-        html_linked = ev.content_link_pairs(copy, pages)
+        copy = Path(tmp) / "site"
+        removed, pages, html_linked = prepare_copy(site_root, copy, fraction, seed)
         times["copy_and_remove_s"] = time.perf_counter() - started
         log(f"seed {seed}: removed {len(removed)} links, running the graph as {crawl_id}")
         started = time.perf_counter()

@@ -119,7 +119,7 @@ def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]
             key = phrase_key(phrase)
             if not key or len(key) > 12 or all(k in STOP_STEMS for k in key):
                 continue
-            if len(key) == 1 and kind != "known_anchor":  # one title word is too vague
+            if len(key) == 1:  # one word ("Services") is too vague to name a page
                 continue
             n = len(key)
             for i in range(lo, hi - n + 1):

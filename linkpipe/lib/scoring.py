@@ -42,6 +42,7 @@ class ScoringConfig:
             ("commercial", "guide"): 0.8,
             ("*", "commercial"): 1.15,  # informational -> commercial: favoured
             ("*", "glossary"): 1.05,
+            ("*", "home"): 0.5,  # the home page is reached through navigation already
         }
     )
 

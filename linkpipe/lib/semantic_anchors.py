@@ -31,6 +31,11 @@ from linkpipe.lib.lexical import is_generic_anchor
 
 EncodeFn = Callable[[Sequence[str]], np.ndarray]
 WORD_OK_RE = re.compile(r"^[^\W\d_][\w'\-]*$", re.UNICODE)
+EDGE_STOPWORDS = frozenset(
+    "often means mean makes make gets get uses use also accordingly usually always never "
+    "sometimes really still even only just like much many every each several various "
+    "something anything everything thing things way ways lot lots".split()
+)
 SENTENCE_WEIGHT = 0.3  # share of the sentence's meaning in a window's vector
 QUALITY_FLOOR, QUALITY_SPAN = 0.1, 0.3  # similarity mapped to quality 0 and 1
 
@@ -52,19 +57,28 @@ def content_word(src: SourceText, i: int) -> str | None:
     return word
 
 
+def edge_word(src: SourceText, i: int, last: bool) -> bool:
+    """Whether token ``i`` may start (or, with ``last``, end) an anchor: a content word that is
+    not a filler verb or adverb ("often", "means"), and no -ly adverb at the end."""
+    word = content_word(src, i)
+    if word is None or word in EDGE_STOPWORDS:
+        return False
+    return not (last and word.endswith("ly") and len(word) > 4)
+
+
 def candidate_windows(src: SourceText, max_words: int = 6) -> list[tuple[int, int, int, int, int]]:
     """Token windows that may become anchors."""
     out = []
     for para, s, e, lo, hi in sentence_token_ranges(src):
         for i in range(lo, hi):
-            if content_word(src, i) is None:
+            if not edge_word(src, i, last=False):
                 continue
             for j in range(i + 1, min(hi, i + max_words)):
                 if PUNCT_RE.search(src.text, src.tokens[j - 1][2], src.tokens[j][1] + 1):
                     break
                 if overlaps_link(src, src.tokens[i][1], src.tokens[j][2]):
                     break
-                if content_word(src, j) is not None:
+                if edge_word(src, j, last=True):
                     out.append((i, j + 1, para, s, e))
     return out
 

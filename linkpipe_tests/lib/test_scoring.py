@@ -70,6 +70,7 @@ def test_direction_rules():
     assert direction_factor(cfg, "commercial", "blog") == 0.7
     assert direction_factor(cfg, "glossary", "guide") == 0.6
     assert direction_factor(cfg, "blog", "guide") == 1.0
+    assert direction_factor(cfg, "guide", "home") == 0.5
 
 
 def test_filters_linked_rejected_and_self():
