@@ -159,3 +159,17 @@ def test_crawl_with_settings_file(tmp_path: Path, demo_site):
     con.close()
     assert len(glossary_thin) == 12  # glossary entries have 150-200 words: thin under a 300 floor
     assert deep > 0  # depth 2 counts as deep with deep_threshold = 1
+
+
+def test_sql_reads_the_published_copy_while_a_run_holds_the_database(stored_db: Path):
+    from linkpipe.lib.storage import publish_copy
+
+    publish_copy(stored_db)
+    writer = duckdb.connect(str(stored_db))  # a run in progress holds the write lock...
+    writer.execute("INSERT INTO crawl_links (crawl_id, source_url, target_url) VALUES ('new', 'a', 'b')")
+    try:  # ...and has written rows the published copy does not have yet
+        out = linkpipe("sql", "--db", str(stored_db), "--format", "csv", "SELECT count(*) AS n FROM crawl_links")
+    finally:
+        writer.close()
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["n", "1"]
