@@ -74,9 +74,14 @@ def copy_site(root: Path, dest: Path) -> Path:
     return dest
 
 
-def linkpipe_rankings(candidates: list[dict[str, Any]], facts: dict[str, PageFacts]) -> ev.Rankings:
-    """linkpipe's suggestions per source, best first, with the product's scoring."""
-    rows, _ = score_opportunities(candidates, facts, {}, EVAL_SCORING)
+def linkpipe_rankings(
+    candidates: list[dict[str, Any]],
+    facts: dict[str, PageFacts],
+    config: ScoringConfig | None = None,
+) -> ev.Rankings:
+    """linkpipe's suggestions per source, best first, with the product's scoring (the list per
+    source 10 long and targets uncapped unless ``config`` says otherwise)."""
+    rows, _ = score_opportunities(candidates, facts, {}, config or EVAL_SCORING)
     by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_source[row["source_url"]].append(row)
@@ -269,7 +274,7 @@ def run_eval(
     max_pages: int = 10_000, json_path: Path | None = None, log: Log = _stderr,
 ) -> dict[str, Any]:  # fmt: skip
     """Evaluate every seed, write the JSON report and return it."""
-    started = time.perf_counter()
+    started, digest = time.perf_counter(), code_digest()
     db.parent.mkdir(parents=True, exist_ok=True)
     runs = [run_seed(site_root, db, s, fraction, model, max_pages, log) for s in seeds]
     report = {
@@ -278,7 +283,7 @@ def run_eval(
         "seeds": seeds,
         "model": model,
         "db": str(db),
-        "code_digest": code_digest(),
+        "code_digest": digest,
         "wall_s": time.perf_counter() - started,
         "mean": mean_metrics(runs),
         "runs": runs,
@@ -323,6 +328,7 @@ def format_report(report: dict[str, Any]) -> str:
         ]
     parts += [
         "",
-        f"Total wall time {report['wall_s']:.0f}s; JSON report: {report.get('json_path')}",
+        f"Total wall time {report['wall_s']:.0f}s; code {report['code_digest']}; "
+        f"JSON report: {report.get('json_path')}",
     ]
     return "\n".join(parts)

@@ -7,7 +7,8 @@ Pages are named by their path under the site root (``guide/index.html``, ``page.
   that is not inside ``nav``/``header``/``footer``/``aside``, an element with role navigation,
   banner, contentinfo, complementary, search or menu, or an element whose class or id names
   navigation (classes ``nav*``, ``*sidebar*``, ``breadcrumb*``, ``menu``, ``toc``/``toctree``,
-  ``related``, ``pager``/``pagination``, ``header``/``footer``; whole ids such as ``nav``,
+  ``related``, ``pager``/``pagination``, ``header``/``footer``, the back-of-book index tables of
+  DocBook and Sphinx ``index``/``indexdiv``/``genindextable``; whole ids such as ``nav``,
   ``sidebar``, ``header``, YUI's ``hd``/``ft``: an id made of content words, like Sphinx's
   ``s-host-header-poisoning``, is not navigation), and whose text says
   something: image-only links, generic texts ("here", "next") and bracketed or numeric texts
@@ -51,7 +52,7 @@ LANDMARK_TAGS = frozenset({"nav", "header", "footer", "aside"})
 NAV_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search", "menu"})
 NAV_CLASS_RE = re.compile(
     r"^nav|[-_]nav|sidebar|breadcrumb|^(?:menu|toc|toctree|related|pager|pagination|header|footer"
-    r"|masthead)(?:$|[-_])",
+    r"|masthead|index|indexdiv|indextable|genindextable)(?:$|[-_])",
     re.IGNORECASE,
 )
 # ids name sections after their content ("s-host-header-poisoning"): only whole known ids count

@@ -114,6 +114,23 @@ def test_scan_finds_content_links_with_exact_offsets(site):
     }  # fmt: skip
 
 
+def test_index_tables_and_content_ids_are_classified_by_name():
+    pages = {"a.html", "b.html"}
+    html = (
+        '<div class="indexdiv"><dl><dt><a href="a.html">Apples, sorting</a></dt></dl></div>'
+        '<div id="hd"><a href="a.html">Site name</a></div>'
+        '<div class="section" id="s-host-header-poisoning"><p>See <a href="a.html">apples</a>.</p>'
+        '<div id="topics-pagination"><p><a href="a.html#x">Paginator</a></p></div></div>'
+    )
+    links = scan_links(html, "b.html", pages)
+    assert [(link.text, link.in_content) for link in links] == [
+        ("Apples, sorting", False),
+        ("Site name", False),
+        ("apples", True),
+        ("Paginator", True),
+    ]
+
+
 def test_remove_every_content_link_keeps_text_and_every_other_byte(site):
     before = content_link_pairs(site)
     assert before == {

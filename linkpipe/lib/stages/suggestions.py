@@ -126,18 +126,10 @@ def materialize_candidate_pairs(
     )
 
 
-def materialize_link_opportunities(
-    db_path: str | Path, crawl_id: str, config: ScoringConfig | None = None
-) -> StageResult:
-    """Filter, score, cap and explain the crawl's candidates."""
-    with open_db(db_path) as con:
-        candidates = fetch_dicts(con, "candidates_for_crawl", [crawl_id])
-        page_rows = fetch_dicts(con, "page_facts", [crawl_id])
-        values = load_business_values(con, [r["url"] for r in page_rows])
-        decisions = {
-            (r["source_url"], r["target_url"]): r["decision"]
-            for r in fetch_dicts(con, "decisions", [])
-        }
+def load_page_facts(con: Any, crawl_id: str) -> dict[str, PageFacts]:
+    """What scoring knows of each indexable page: type, link metrics and business value."""
+    page_rows = fetch_dicts(con, "page_facts", [crawl_id])
+    values = load_business_values(con, [r["url"] for r in page_rows])
     facts = {}
     for r in page_rows:
         value = values.get(r["url"], BusinessValue())
@@ -152,6 +144,20 @@ def materialize_link_opportunities(
             business_value=value.value,
             value_notes=value.notes,
         )
+    return facts
+
+
+def materialize_link_opportunities(
+    db_path: str | Path, crawl_id: str, config: ScoringConfig | None = None
+) -> StageResult:
+    """Filter, score, cap and explain the crawl's candidates."""
+    with open_db(db_path) as con:
+        candidates = fetch_dicts(con, "candidates_for_crawl", [crawl_id])
+        facts = load_page_facts(con, crawl_id)
+        decisions = {
+            (r["source_url"], r["target_url"]): r["decision"]
+            for r in fetch_dicts(con, "decisions", [])
+        }
     config = config or scoring_config(stored_config(db_path, crawl_id))
     rows, cannibal = score_opportunities(candidates, facts, decisions, config)
     with open_db(db_path) as con:
@@ -164,7 +170,7 @@ def materialize_link_opportunities(
         preview(best, ["source_url", "target_url", "anchor_text", "score"]),
         {
             "in_sentence": sum(r["placement"] == "in_sentence" for r in rows),
-            "pages_with_business_value": len(values),
+            "pages_with_business_value": sum(f.business_value > 0 for f in facts.values()),
         },
     )
 
