@@ -214,6 +214,7 @@ def cmd_sql(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from linkpipe.cli_eval import add_eval_parser
     from linkpipe.cli_review import add_review_parser
     from linkpipe.cli_signals import add_signals_parser
     from linkpipe.lib.embedding import DEFAULT_MODEL
@@ -261,6 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_review_parser(sub)
     add_signals_parser(sub)
+    add_eval_parser(sub)
 
     p = sub.add_parser("sql", help="run a read-only SQL query")
     p.add_argument("--db", required=True)

@@ -25,6 +25,7 @@ from typing import Any
 from linkpipe.lib import evaluation as ev
 from linkpipe.lib.scoring import PageFacts, ScoringConfig, score_opportunities
 from linkpipe.lib.stages.common import fetch_dicts
+from linkpipe.lib.stages.suggestions import load_page_facts
 from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import open_db
 
@@ -94,18 +95,7 @@ def linkpipe_rankings(
 def load_crawl(db: Path, crawl_id: str) -> dict[str, Any]:
     """What the evaluation reads from a crawl partition (URL-keyed)."""
     with open_db(db) as con:
-        facts = {
-            r["url"]: PageFacts(
-                title=r["title"] or "",
-                page_type=r["page_type"] or "page",
-                content_inlinks=r["content_inlinks"],
-                click_depth=r["click_depth"],
-                link_score=r["link_score"],
-                is_orphan=r["is_orphan"],
-                is_deep=r["is_deep"],
-            )
-            for r in fetch_dicts(con, "page_facts", [crawl_id])
-        }
+        facts = load_page_facts(con, crawl_id)
         summaries = fetch_dicts(con, "site_pages_for_candidates", [crawl_id])
         edges = fetch_dicts(con, "content_edges", [crawl_id])
         candidates = fetch_dicts(con, "candidates_for_crawl", [crawl_id])

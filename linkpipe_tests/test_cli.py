@@ -173,3 +173,11 @@ def test_sql_reads_the_published_copy_while_a_run_holds_the_database(stored_db: 
         writer.close()
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["n", "1"]
+
+
+def test_eval_is_a_subcommand():
+    from linkpipe.cli import build_parser
+    from linkpipe.cli_eval import cmd_eval
+
+    args = build_parser().parse_args(["eval", "gimp", "--seeds", "0", "1", "--fraction", "0.3"])
+    assert args.func is cmd_eval and args.seeds == [0, 1] and args.fraction == 0.3
