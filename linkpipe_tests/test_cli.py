@@ -148,14 +148,27 @@ def test_import_malformed_export_names_file_line_column(stored_db: Path):
 
 def test_crawl_with_settings_file(tmp_path: Path, demo_site):
     settings = tmp_path / "site.toml"
-    settings.write_text("[crawl]\nmax_pages = 500\n[indexability]\nmin_words = 300\n[graph]\ndeep_threshold = 1\n")
+    settings.write_text(
+        "[crawl]\nmax_pages = 500\n[indexability]\nmin_words = 300\n[graph]\ndeep_threshold = 1\n"
+    )
     db = tmp_path / "cfg.duckdb"
-    out = linkpipe("crawl", demo_site.base_url + "/", "--db", str(db), "--crawl-id", "cfg", "--config", str(settings))
+    out = linkpipe(
+        "crawl",
+        demo_site.base_url + "/",
+        "--db",
+        str(db),
+        "--crawl-id",
+        "cfg",
+        "--config",
+        str(settings),
+    )
     assert out.returncode == 0, out.stderr
     con = duckdb.connect(str(db), read_only=True)
     thin = con.execute("SELECT url FROM indexable_pages WHERE reason = 'thin'").fetchall()
     glossary_thin = [u for (u,) in thin if "/glossary/" in u]
-    deep = con.execute("SELECT count(*) FROM page_link_metrics WHERE is_deep AND click_depth = 2").fetchone()[0]
+    deep = con.execute(
+        "SELECT count(*) FROM page_link_metrics WHERE is_deep AND click_depth = 2"
+    ).fetchone()[0]
     con.close()
     assert len(glossary_thin) == 12  # glossary entries have 150-200 words: thin under a 300 floor
     assert deep > 0  # depth 2 counts as deep with deep_threshold = 1
@@ -166,9 +179,18 @@ def test_sql_reads_the_published_copy_while_a_run_holds_the_database(stored_db: 
 
     publish_copy(stored_db)
     writer = duckdb.connect(str(stored_db))  # a run in progress holds the write lock...
-    writer.execute("INSERT INTO crawl_links (crawl_id, source_url, target_url) VALUES ('new', 'a', 'b')")
+    writer.execute(
+        "INSERT INTO crawl_links (crawl_id, source_url, target_url) VALUES ('new', 'a', 'b')"
+    )
     try:  # ...and has written rows the published copy does not have yet
-        out = linkpipe("sql", "--db", str(stored_db), "--format", "csv", "SELECT count(*) AS n FROM crawl_links")
+        out = linkpipe(
+            "sql",
+            "--db",
+            str(stored_db),
+            "--format",
+            "csv",
+            "SELECT count(*) AS n FROM crawl_links",
+        )
     finally:
         writer.close()
     assert out.returncode == 0, out.stderr

@@ -195,11 +195,31 @@ class _Context:
 
 
 HINT_SPLIT_RE = re.compile(r"[^a-z0-9]+")
-NAV_TOKENS = frozenset({
-    "nav", "navbar", "navigation", "menu", "menubar", "breadcrumb", "breadcrumbs", "pagination",
-    "pager", "toc", "navheader", "navfooter", "topnav", "subnav", "sidenav", "mainnav", "skiplink",
-    "toctree", "indexdiv", "indextable", "genindextable",  # Sphinx / DocBook tables of contents
-})
+NAV_TOKENS = frozenset(
+    {
+        "nav",
+        "navbar",
+        "navigation",
+        "menu",
+        "menubar",
+        "breadcrumb",
+        "breadcrumbs",
+        "pagination",
+        "pager",
+        "toc",
+        "navheader",
+        "navfooter",
+        "topnav",
+        "subnav",
+        "sidenav",
+        "mainnav",
+        "skiplink",
+        "toctree",
+        "indexdiv",
+        "indextable",
+        "genindextable",  # Sphinx / DocBook tables of contents
+    }
+)
 ASIDE_TOKENS = frozenset({"sidebar", "sidebox", "aside", "widget", "widgets"})
 FOOTER_TOKENS = frozenset({"footer", "colophon", "ft"})
 HEADER_TOKENS = frozenset({"header", "masthead", "hd"})
@@ -213,7 +233,9 @@ def class_hint(node: LexborNode) -> str | None:
     if not text.strip():
         return None
     tokens = {t for t in HINT_SPLIT_RE.split(text) if t}
-    if tokens & NAV_TOKENS or any(t.startswith("nav") or t.endswith(("nav", "menu")) for t in tokens):
+    if tokens & NAV_TOKENS or any(
+        t.startswith("nav") or t.endswith(("nav", "menu")) for t in tokens
+    ):
         return "navigation"
     if tokens & ASIDE_TOKENS:
         return "aside"

@@ -160,7 +160,11 @@ def test_positions_from_class_and_id_names() -> None:
     </body></html>"""
     links = parse_page(html, "http://ex.com/doc/page.html", {"ex.com"}).links
     assert [(link.anchor_text, link.position) for link in links] == [
-        ("Prev", "navigation"), ("Search", "navigation"), ("the filters", "content"),
-        ("1. Chapter", "navigation"), ("Index", "aside"), ("Next", "navigation"),
+        ("Prev", "navigation"),
+        ("Search", "navigation"),
+        ("the filters", "content"),
+        ("1. Chapter", "navigation"),
+        ("Index", "aside"),
+        ("Next", "navigation"),
         ("Legal", "footer"),
     ]

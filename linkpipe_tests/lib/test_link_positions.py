@@ -14,7 +14,7 @@ from linkpipe.lib.link_positions import (
 from linkpipe.lib.records import LinkRecord
 
 MENU = "".join(f'<div class="item"><a href="/s{i}/">Section {i}</a></div>' for i in range(4))
-LIST_MENU = "<ul class=\"list\">{items}</ul>"
+LIST_MENU = '<ul class="list">{items}</ul>'
 
 
 def site(n_pages: int, current_in_menu: bool = False) -> dict[str, list[LinkRecord]]:

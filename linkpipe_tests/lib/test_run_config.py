@@ -40,12 +40,18 @@ def test_settings_build_the_rules(tmp_path):
     assert scoring_config(config).max_per_source == 2 and scoring_config({}).max_per_source == 5
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("[crawl]\nmax_pagez = 3\n", "site.toml: unknown key 'max_pagez' in [crawl]"),
-    ("[extras]\na = 1\n", "site.toml: unknown section [extras]"),
-    ("[page_types]\nblog = '/blog/'\n", "site.toml: [page_types] blog must be a list of regexes"),
-    ("[crawl\n", "site.toml: "),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[crawl]\nmax_pagez = 3\n", "site.toml: unknown key 'max_pagez' in [crawl]"),
+        ("[extras]\na = 1\n", "site.toml: unknown section [extras]"),
+        (
+            "[page_types]\nblog = '/blog/'\n",
+            "site.toml: [page_types] blog must be a list of regexes",
+        ),
+        ("[crawl\n", "site.toml: "),
+    ],
+)
 def test_bad_settings_name_file_and_key(tmp_path, text, message):
     path = tmp_path / "site.toml"
     path.write_text(text)
