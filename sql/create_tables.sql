@@ -174,7 +174,11 @@ CREATE TABLE IF NOT EXISTS candidate_pairs (
     semantic_rank INTEGER,
     semantic_sim DOUBLE,
     lexical_sim DOUBLE,              -- TF-IDF cosine of main texts
-    title_match DOUBLE,              -- target title/H1/known anchors found in source text (0..1)
+    title_match DOUBLE,              -- quality of the best anchor when it is an exact name (0..1)
+    mention_score DOUBLE,            -- link probability of the target's name found in the source
+    mention_phrase VARCHAR,          -- that name (title, H1 or an anchor other pages use)
+    mention_pages INTEGER,           -- other pages whose main text contains the name
+    mention_links INTEGER,           -- of them, pages that link the target from their content
     cocitation DOUBLE,               -- pages linking to both, normalised (0..1)
     shared_neighbors DOUBLE,         -- Jaccard of linked-page sets (0..1)
     already_linked_content BOOLEAN,
@@ -200,6 +204,8 @@ CREATE TABLE IF NOT EXISTS link_opportunities (
     semantic_sim DOUBLE,
     lexical_sim DOUBLE,
     title_match DOUBLE,
+    mention_score DOUBLE,
+    mention_phrase VARCHAR,
     graph_score DOUBLE,
     target_need DOUBLE,
     business_value DOUBLE,
@@ -272,3 +278,9 @@ CREATE TABLE IF NOT EXISTS page_signals (
 
 -- Columns added after the first release: existing databases gain them on the next open.
 ALTER TABLE crawls ADD COLUMN IF NOT EXISTS crawl_stats JSON;
+ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS mention_score DOUBLE;
+ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS mention_phrase VARCHAR;
+ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS mention_pages INTEGER;
+ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS mention_links INTEGER;
+ALTER TABLE link_opportunities ADD COLUMN IF NOT EXISTS mention_score DOUBLE;
+ALTER TABLE link_opportunities ADD COLUMN IF NOT EXISTS mention_phrase VARCHAR;

@@ -11,7 +11,8 @@ CREATE OR REPLACE VIEW v_opportunities_all AS
 SELECT o.crawl_id, o.source_url, o.target_url, o.rank, o.score, o.anchor_text, o.sentence,
        o.anchor_start, o.anchor_end, o.reason, o.placement, o.paragraph_idx,
        d.decision, d.decided_by, d.note AS decision_note,
-       o.relevance, o.semantic_sim, o.lexical_sim, o.title_match, o.graph_score,
+       o.relevance, o.semantic_sim, o.lexical_sim, o.title_match, o.mention_score,
+       o.mention_phrase, o.graph_score,
        o.target_need, o.business_value, o.source_authority, o.direction_factor,
        o.source_type, o.target_type
 FROM link_opportunities o

@@ -42,11 +42,27 @@ class SourceText:
 
 @dataclass
 class TargetProfile:
-    """What identifies a target: phrases to look for and weighted terms (stems)."""
+    """What identifies a target: phrases to look for and weighted terms (stems).
+
+    A one-word phrase names the target only when listed in ``single_words`` (the site itself
+    links that word to the target; see :mod:`linkpipe.lib.mentions`): "Services" alone is too
+    vague, "GDAL" on a site that links it to the GDAL page is not."""
 
     url: str
     phrases: list[tuple[str, str]]  # (phrase, kind)
     terms: dict[str, float]
+    single_words: frozenset[tuple[str, ...]] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.keys: dict[tuple[str, ...], str] = {}  # phrase key -> kind of its first phrase
+        for phrase, kind in self.phrases:
+            key = phrase_key(phrase)
+            if not key or len(key) > 12 or all(k in STOP_STEMS for k in key):
+                continue
+            if len(key) == 1 and key not in self.single_words:
+                continue
+            self.keys.setdefault(key, kind)
+        self.lengths = sorted({len(k) for k in self.keys}, reverse=True)
 
 
 @dataclass
@@ -115,18 +131,14 @@ def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]
     stems = [t[0] for t in src.tokens]
     for sent in sentence_token_ranges(src):
         _, _, _, lo, hi = sent
-        for phrase, kind in target.phrases:
-            key = phrase_key(phrase)
-            if not key or len(key) > 12 or all(k in STOP_STEMS for k in key):
-                continue
-            if len(key) == 1:  # one word ("Services") is too vague to name a page
-                continue
-            n = len(key)
-            for i in range(lo, hi - n + 1):
-                if tuple(stems[i : i + n]) == key:
-                    choice = _choice(src, sent, i, i + n, kind, PHRASE_KIND_QUALITY[kind])
-                    if not overlaps_link(src, choice.start, choice.end):
-                        found.append(choice)
+        for i in range(lo, hi):
+            for n in target.lengths:
+                kind = target.keys.get(tuple(stems[i : i + n])) if i + n <= hi else None
+                if kind is None:
+                    continue
+                choice = _choice(src, sent, i, i + n, kind, PHRASE_KIND_QUALITY[kind])
+                if not overlaps_link(src, choice.start, choice.end):
+                    found.append(choice)
     return found
 
 

@@ -22,7 +22,12 @@ from linkpipe.lib.anchors import (
 )
 from linkpipe.lib.ann import AnnIndex
 from linkpipe.lib.lexical import fit_tfidf, pair_cosines, phrase_key, top_terms
+from linkpipe.lib.mentions import Mention, MentionIndex
 from linkpipe.lib.semantic_anchors import WindowVectors, place_anchor_semantic
+
+MIN_MENTION_PROBABILITY = 0.05  # a mention below this does not make a pair a candidate
+SINGLE_WORD_ANCHOR_PROBABILITY = 0.3  # a one-word name is an anchor when linked this often
+MAX_KNOWN_ANCHORS = 50  # per target, most used first
 
 
 @dataclass
@@ -33,7 +38,8 @@ class SitePage:
     title: str
     h1: str
     slug: str
-    text: str  # main text (or summary) for TF-IDF
+    text: str  # title, H1 and main text, for TF-IDF
+    main_text: str = ""  # where mentions of other pages are counted
 
 
 @dataclass
@@ -54,15 +60,18 @@ class SiteContext:
         for src, targets in self.content_links.items():
             for t in targets:
                 self.linked_from[t].add(src)
-        self.phrase_index: dict[tuple[str, ...], set[str]] = defaultdict(set)
-        for page in self.pages:
-            for phrase, _ in target_phrases(
-                page.title, page.h1, "", self.known_anchors.get(page.url, [])
-            ):
-                key = phrase_key(phrase)
-                if 2 <= len(key) <= 8:
-                    self.phrase_index[key].add(page.url)
+        self.mentions = MentionIndex(
+            {p.url: self.names(p) for p in self.pages},
+            {p.url: phrase_key(p.main_text) for p in self.pages},
+            self.content_links,
+            STOP_STEMS,
+        )
         self._profiles: dict[str, TargetProfile] = {}
+
+    def names(self, page: SitePage) -> list[tuple[str, str]]:
+        """The phrases that name a page: title, H1 and the anchors other pages use for it."""
+        anchors = self.known_anchors.get(page.url, [])[:MAX_KNOWN_ANCHORS]
+        return target_phrases(page.title, page.h1, "", anchors)
 
     def profile(self, url: str) -> TargetProfile:
         """The target profile of a page (cached)."""
@@ -74,10 +83,14 @@ class SiteContext:
                 for stem in phrase_key(phrase):
                     if stem not in STOP_STEMS:
                         terms[stem] = 1.0  # words of the target's own title weigh most
-            phrases = target_phrases(
-                page.title, page.h1, page.slug, self.known_anchors.get(url, [])
+            phrases = self.names(page) + ([(page.slug, "slug")] if page.slug else [])
+            single = frozenset(
+                key
+                for key in map(phrase_key, (p for p, _ in phrases))
+                if len(key) == 1
+                and self.mentions.probability(key, url)[0] >= SINGLE_WORD_ANCHOR_PROBABILITY
             )
-            self._profiles[url] = TargetProfile(url, phrases, terms)
+            self._profiles[url] = TargetProfile(url, phrases, terms, single)
         return self._profiles[url]
 
 
@@ -92,16 +105,10 @@ def _place(
     return place_anchor_semantic(src, vecs, profile, site.vectors[site.row_of[target]])
 
 
-def lexical_mentions(site: SiteContext, src: SourceText) -> set[str]:
-    """Targets whose title, H1 or a known anchor occurs in the source text."""
+def named_targets(site: SiteContext, source: str, src: SourceText) -> dict[str, Mention]:
+    """Targets the source names (title, H1 or known anchor), with their link probability."""
     stems = [t[0] for t in src.tokens]
-    found: set[str] = set()
-    for n in range(2, 9):
-        for i in range(len(stems) - n + 1):
-            hit = site.phrase_index.get(tuple(stems[i : i + n]))
-            if hit:
-                found |= hit
-    return found
+    return site.mentions.mentions_in(stems, exclude={source})
 
 
 def tfidf_neighbours(site: SiteContext, sources: list[str], k: int) -> list[list[str]]:
@@ -136,12 +143,13 @@ def build_candidates(
     min_similarity: float = 0.2,
     sentence_vectors: dict[str, WindowVectors] | None = None,
     k_lexical: int = 10,
+    k_mention: int = 20,
 ) -> list[dict[str, Any]]:
     """Candidate rows for the given source pages (each a ``candidate_pairs`` row).
 
     Candidates: the ``k`` nearest pages by embedding, the ``k_lexical`` nearest by TF-IDF and
-    every page whose title or known anchor the source mentions; pages the source already links
-    to in its content are skipped. With ``sentence_vectors`` anchors are placed semantically
+    the ``k_mention`` pages the source names most convincingly (title, H1 or known anchor, by
+    link probability); pages the source already links to in its content are skipped. With ``sentence_vectors`` anchors are placed semantically
     (see semantic_anchors), else lexically (see anchors)."""
     sources = [s for s in sources if s in site.row_of]
     if not sources:
@@ -166,8 +174,14 @@ def build_candidates(
                 if len(neighbours) >= k:
                     break
         extra = [t for t in lexical_top[qi] if t != source and t not in linked][:k_lexical]
-        if src_text is not None:
-            extra += sorted(lexical_mentions(site, src_text) - {source} - linked)
+        named = named_targets(site, source, src_text) if src_text is not None else {}
+        strong = [
+            m
+            for m in named.values()
+            if m.probability >= MIN_MENTION_PROBABILITY and m.target not in linked
+        ]
+        strong.sort(key=lambda m: (-m.probability, m.target))
+        extra += [m.target for m in strong[:k_mention]]
         for target in extra:
             if target not in neighbours:
                 sim = float(query[qi] @ site.vectors[site.row_of[target]])
@@ -181,6 +195,7 @@ def build_candidates(
             title_match = (
                 best.quality if best and best.source_kind not in ("phrase", "semantic") else 0.0
             )
+            mention = named.get(target)
             rows.append(
                 {
                     "source_url": source,
@@ -189,6 +204,10 @@ def build_candidates(
                     "semantic_sim": round(sim, 6),
                     "lexical_sim": round(float(lex), 6),
                     "title_match": title_match,
+                    "mention_score": mention.probability if mention else 0.0,
+                    "mention_phrase": mention.phrase if mention else None,
+                    "mention_pages": mention.mentions if mention else None,
+                    "mention_links": mention.links if mention else None,
                     "cocitation": round(cocitation, 6),
                     "shared_neighbors": round(shared, 6),
                     "already_linked_content": target in site.content_links.get(source, set()),

@@ -223,16 +223,39 @@ NAV_TOKENS = frozenset(
 ASIDE_TOKENS = frozenset({"sidebar", "sidebox", "aside", "widget", "widgets"})
 FOOTER_TOKENS = frozenset({"footer", "colophon", "ft"})
 HEADER_TOKENS = frozenset({"header", "masthead", "hd"})
+LAYOUT_ID_MODIFIERS = frozenset(
+    """site page main global primary secondary top bottom left right side sub wrap wrapper
+    container inner outer area region bar block col column box links panel mobile desktop
+    collapse toggle fixed sticky""".split()
+)  # "site-footer" and "left-sidebar" are layout ids; "s-specifying-widgets" is a heading slug
+
+
+def _is_layout_word(token: str) -> bool:
+    return (
+        token in NAV_TOKENS | ASIDE_TOKENS | FOOTER_TOKENS | HEADER_TOKENS
+        or token.startswith("nav")
+        or token.endswith(("nav", "menu"))
+    )
+
+
+def _layout_id_tokens(node: LexborNode) -> set[str]:
+    """The words of an element's id when the id names a layout part ("site-footer",
+    "main-nav", "sidebar"); none when other words make it a slug of a heading or a page
+    (Sphinx: ``id="s-specifying-widgets"``, ``id="ref-forms-widgets"``)."""
+    tokens = {t for t in HINT_SPLIT_RE.split((node.attributes.get("id") or "").lower()) if t}
+    if all(_is_layout_word(t) or t in LAYOUT_ID_MODIFIERS or t.isdigit() for t in tokens):
+        return tokens
+    return set()
 
 
 def class_hint(node: LexborNode) -> str | None:
     """Position suggested by the class and id names of an element without semantic markup
     (``div.navfooter``, ``div#sidebar``, ``ul.menu``), as on DocBook, Sphinx or older sites."""
     attrs = node.attributes
-    text = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
-    if not text.strip():
+    tokens = {t for t in HINT_SPLIT_RE.split((attrs.get("class") or "").lower()) if t}
+    tokens.update(_layout_id_tokens(node))
+    if not tokens:
         return None
-    tokens = {t for t in HINT_SPLIT_RE.split(text) if t}
     if tokens & NAV_TOKENS or any(
         t.startswith("nav") or t.endswith(("nav", "menu")) for t in tokens
     ):

@@ -1,7 +1,8 @@
 """From candidate pairs to link opportunities: filters, priority, caps, anchors and reasons.
 
 score = relevance x need_factor x value_factor x direction_factor x authority_factor, where
-relevance = 0.55 semantic + 0.15 TF-IDF + 0.20 title/anchor mention + 0.10 link-graph evidence
+relevance is a weighted sum of semantic similarity, TF-IDF similarity, an exact-name anchor, the
+link probability of the target's name in the source (see mentions) and link-graph evidence
 (each in 0..1). The weights and thresholds live in :class:`ScoringConfig` and are documented in
 docs/architecture.md.
 """
@@ -25,6 +26,7 @@ class ScoringConfig:
     w_semantic: float = 0.55
     w_lexical: float = 0.15
     w_title: float = 0.20
+    w_mention: float = 0.20
     w_graph: float = 0.10
     semantic_floor: float = 0.25  # similarity mapped to 0 relevance
     semantic_ceiling: float = 0.85  # similarity mapped to 1
@@ -91,6 +93,7 @@ def relevance(config: ScoringConfig, cand: dict[str, Any]) -> tuple[float, float
         config.w_semantic * sem
         + config.w_lexical * min(1.0, 2 * cand["lexical_sim"])
         + config.w_title * cand["title_match"]
+        + config.w_mention * (cand.get("mention_score") or 0.0)
         + config.w_graph * graph
     )
     return rel, graph
@@ -130,6 +133,11 @@ def build_reason(cand: dict[str, Any], source: PageFacts, target: PageFacts) -> 
             parts.append(f'this paragraph is about "{cand["anchor_text"]}"')
     else:
         parts.append("no sentence fits yet: add one")
+    if cand.get("mention_links"):
+        parts.append(
+            f"{cand['mention_links']} of {cand['mention_pages']} other pages that mention "
+            f'"{cand["mention_phrase"]}" link to it'
+        )
     parts.append(f"semantic similarity {cand['semantic_sim']:.2f}")
     if cand["cocitation"] > 0:
         parts.append("often linked from the same pages")
@@ -201,6 +209,8 @@ def score_opportunities(
             "semantic_sim": cand["semantic_sim"],
             "lexical_sim": cand["lexical_sim"],
             "title_match": cand["title_match"],
+            "mention_score": cand.get("mention_score") or 0.0,
+            "mention_phrase": cand.get("mention_phrase"),
             "graph_score": round(graph, 6),
             "target_need": need,
             "business_value": facts[t].business_value,

@@ -168,3 +168,23 @@ def test_positions_from_class_and_id_names() -> None:
         ("Next", "navigation"),
         ("Legal", "footer"),
     ]
+
+
+def test_heading_slug_ids_are_not_layout_names() -> None:
+    """Sphinx ids made from a heading ("s-...-header-injection-...", "s-specifying-widgets") or
+    the page path ("ref-forms-widgets") are not layout names; "page-header" is."""
+    html = """<html><body>
+    <div id="page-header"><a href="/">Home</a></div><div class="yui-g" id="ref-forms-widgets">
+    <div class="section" id="s-cve-2021-32052-header-injection-possibility-since-urlvalidator">
+      <h2>Header injection</h2>
+      <p>On Python 3.9.5+, <a href="../ref/validators.html">URLValidator</a> did not prohibit
+      newlines.</p></div>
+    <div class="section" id="s-specifying-widgets"><span id="specifying-widgets"></span>
+      <h2>Specifying widgets</h2><p>See <a href="fields.html">form fields</a>.</p></div>
+    </div></body></html>"""
+    links = parse_page(html, "http://ex.com/releases/2.2.22.html", {"ex.com"}).links
+    assert [(link.anchor_text, link.position) for link in links] == [
+        ("Home", "header"),
+        ("URLValidator", "content"),
+        ("form fields", "content"),
+    ]

@@ -26,8 +26,8 @@ from linkpipe.lib.stages.vectors import (
 )
 from linkpipe.lib.storage import open_db, write_partition
 
-MAX_TEXT_CHARS = 20_000
-SEMANTIC_ANCHOR_MAX_PAGES = 20_000  # above this, lexical anchors (sentence embedding cost)  # of each page's main text used for TF-IDF
+MAX_TEXT_CHARS = 20_000  # of each page's main text used for TF-IDF and mention counts
+SEMANTIC_ANCHOR_MAX_PAGES = 20_000  # above this, lexical anchors (sentence embedding cost)
 
 
 def _links(con: Any, crawl_id: str) -> tuple[dict, dict, dict]:
@@ -42,7 +42,7 @@ def _links(con: Any, crawl_id: str) -> tuple[dict, dict, dict]:
                 anchors[e["resolved_url"]][text] += 1
         else:
             nav[e["source_url"]].add(e["resolved_url"])
-    known = {t: [a for a, _ in c.most_common(5)] for t, c in anchors.items()}
+    known = {t: [a for a, _ in c.most_common()] for t, c in anchors.items()}
     return content, nav, known
 
 
@@ -60,6 +60,7 @@ def load_site_context(db_path: str | Path, crawl_id: str) -> SiteContext:
             s["h1"] or "",
             s["slug_words"] or "",
             " ".join(filter(None, [s["title"], s["h1"], (s["main_text"] or "")[:MAX_TEXT_CHARS]])),
+            (s["main_text"] or "")[:MAX_TEXT_CHARS],
         )
         for s in summaries
         if s["url"] in row_of
