@@ -57,7 +57,7 @@ class TargetProfile:
         self.keys: dict[tuple[str, ...], str] = {}  # phrase key -> kind of its first phrase
         for phrase, kind in self.phrases:
             key = phrase_key(phrase)
-            if not key or len(key) > 12 or all(k in STOP_STEMS for k in key):
+            if not key or len(key) > 12 or is_generic_anchor(phrase):
                 continue
             if len(key) == 1 and key not in self.single_words:
                 continue

@@ -149,8 +149,9 @@ def build_candidates(
 
     Candidates: the ``k`` nearest pages by embedding, the ``k_lexical`` nearest by TF-IDF and
     the ``k_mention`` pages the source names most convincingly (title, H1 or known anchor, by
-    link probability); pages the source already links to in its content are skipped. With ``sentence_vectors`` anchors are placed semantically
-    (see semantic_anchors), else lexically (see anchors)."""
+    link probability); pages the source already links to in its content are skipped. With
+    ``sentence_vectors`` anchors are placed semantically (see semantic_anchors), else
+    lexically (see anchors)."""
     sources = [s for s in sources if s in site.row_of]
     if not sources:
         return []

@@ -23,14 +23,15 @@ INFORMATIONAL = {"blog", "guide", "glossary", "page", "home"}
 class ScoringConfig:
     """Weights, thresholds and caps of opportunity scoring."""
 
-    w_semantic: float = 0.55
-    w_lexical: float = 0.15
-    w_title: float = 0.20
-    w_mention: float = 0.20
-    w_graph: float = 0.10
+    # Relevance weights (sum 1), tuned with `linkpipe eval` on GIMP help and Django docs.
+    w_semantic: float = 0.28
+    w_lexical: float = 0.19
+    w_title: float = 0.12
+    w_mention: float = 0.35
+    w_graph: float = 0.06
     semantic_floor: float = 0.25  # similarity mapped to 0 relevance
     semantic_ceiling: float = 0.85  # similarity mapped to 1
-    min_relevance: float = 0.25
+    min_relevance: float = 0.16
     max_per_source: int = 5
     max_per_target: int = 10
     max_same_anchor_per_target: int = 2

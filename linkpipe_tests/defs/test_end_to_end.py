@@ -130,15 +130,22 @@ def test_related_pairs_with_different_words_are_found_with_real_anchors(demo_db,
             assert main_text[start:end] == anchor
             assert anchor in sentence and sentence in main_text
     assert found >= 0.8 * len(demo_expectations["related_pairs"])
-    # the flagship vocabulary-gap pair: semantic, not keyword, evidence
+    # the flagship vocabulary-gap pair: semantic, not keyword, evidence. It ranks first among
+    # the pairs the source does not name; only a page it names, with a name the site links
+    # where it is written ("permanent redirect" -> the glossary entry), may rank above it.
     zombie = q(
         con,
-        """SELECT anchor_text, rank FROM link_opportunities WHERE crawl_id='crawl-1'
-                       AND source_url=? AND target_url=?""",
+        """SELECT rank, anchor_text, target_url, mention_phrase, mention_score
+           FROM link_opportunities WHERE crawl_id='crawl-1' AND source_url=? ORDER BY rank""",
         base + "/blog/zombie-pages/",
-        base + "/guides/content-pruning/",
     )
-    assert zombie == [("removing low-quality pages", 1)]
+    gap = [r for r in zombie if r[2] == base + "/guides/content-pruning/"]
+    assert [(r[1], r[3], r[4]) for r in gap] == [("removing low-quality pages", None, 0.0)]
+    above = [r for r in zombie if r[0] < gap[0][0]]
+    assert [(r[2], r[3]) for r in above] == [
+        (base + "/glossary/301-redirect/", "permanent redirect")
+    ]
+    assert above[0][4] > 0.5
 
 
 def test_no_suggestion_repeats_an_existing_content_link(demo_db):

@@ -81,3 +81,11 @@ def test_one_word_anchor_only_when_the_site_links_it() -> None:
         12,
         "title",
     )
+
+
+def test_generic_names_are_never_anchors() -> None:
+    src = SourceText("Go back home or read more.", [(0, 0, 26, "paragraph")])
+    home = TargetProfile(
+        "/", [("Home", "title"), ("read more", "known_anchor")], {}, frozenset({("home",)})
+    )
+    assert exact_mentions(src, home) == []

@@ -13,8 +13,13 @@ from linkpipe.lib.scoring import (
 )
 
 
-def cand(s, t, sim=0.7, anchor=None, start=0, alts=(), linked=False, title=0.0):
+def cand(s, t, sim=0.7, anchor=None, start=0, alts=(), linked=False, title=0.0, mention=None):
+    phrase, probability, pages, links = mention or (None, 0.0, None, None)
     return {
+        "mention_score": probability,
+        "mention_phrase": phrase,
+        "mention_pages": pages,
+        "mention_links": links,
         "source_url": s,
         "target_url": t,
         "semantic_sim": sim,
@@ -86,21 +91,26 @@ def test_filters_linked_rejected_and_self():
 def test_scores_ranks_and_components():
     rows, _ = score_opportunities(
         [
-            cand("/a", "/b", anchor="old posts"),
+            cand("/a", "/b", anchor="old posts", mention=("Old posts", 0.5, 4, 2)),
             cand("/a", "/c", sim=0.6, anchor="audit service", start=40),
         ],
         FACTS,
     )
     assert [(r["target_url"], r["rank"]) for r in rows] == [("/b", 1), ("/c", 2)]
     top = rows[0]
-    rel = 0.55 * (0.7 - 0.25) / 0.6 + 0.15 * 0.2
+    # 0.28 semantic (0.7 on the 0.25..0.85 scale) + 0.19 TF-IDF (2 x 0.1) + 0.35 mention (0.5)
+    rel = 0.28 * (0.7 - 0.25) / 0.6 + 0.19 * 0.2 + 0.35 * 0.5
     assert top["relevance"] == pytest.approx(rel, abs=1e-6)
+    assert (top["mention_score"], top["mention_phrase"]) == (0.5, "Old posts")
+    assert rows[1]["relevance"] == pytest.approx(0.28 * 0.35 / 0.6 + 0.19 * 0.2, abs=1e-6)
     expected = rel * (0.7 + 0.3 * 1.0) * 1.0 * 1.0 * (0.9 + 0.1 * 0.8)
     assert top["score"] == pytest.approx(expected, abs=1e-6)
     assert top["placement"] == "in_sentence" and top["anchor_text"] == "old posts"
     assert top["reason"].startswith(
         'target is an orphan guide on "Guide B"; this paragraph is about "old posts"'
     )
+    assert '2 of 4 other pages that mention "Old posts" link to it' in top["reason"]
+    assert "mention" not in rows[1]["reason"]
     assert top["reason"].endswith("no content link between them")
 
 
