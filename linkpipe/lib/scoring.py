@@ -136,8 +136,8 @@ def build_reason(cand: dict[str, Any], source: PageFacts, target: PageFacts) -> 
         parts.append("no sentence fits yet: add one")
     if cand.get("mention_links"):
         parts.append(
-            f"{cand['mention_links']} of {cand['mention_pages']} other pages that mention "
-            f'"{cand["mention_phrase"]}" link to it'
+            f'it mentions "{cand["mention_phrase"]}", and {cand["mention_links"]} of the '
+            f"{cand['mention_pages']} other pages that do link to the target"
         )
     parts.append(f"semantic similarity {cand['semantic_sim']:.2f}")
     if cand["cocitation"] > 0:

@@ -109,7 +109,10 @@ def test_scores_ranks_and_components():
     assert top["reason"].startswith(
         'target is an orphan guide on "Guide B"; this paragraph is about "old posts"'
     )
-    assert '2 of 4 other pages that mention "Old posts" link to it' in top["reason"]
+    assert (
+        'it mentions "Old posts", and 2 of the 4 other pages that do link to the target'
+        in top["reason"]
+    )
     assert "mention" not in rows[1]["reason"]
     assert top["reason"].endswith("no content link between them")
 
