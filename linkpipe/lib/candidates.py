@@ -62,7 +62,7 @@ class SiteContext:
                 self.linked_from[t].add(src)
         self.mentions = MentionIndex(
             {p.url: self.names(p) for p in self.pages},
-            {p.url: phrase_key(p.main_text) for p in self.pages},
+            ((p.url, phrase_key(p.main_text)) for p in self.pages),
             self.content_links,
             STOP_STEMS,
         )

@@ -44,6 +44,7 @@ class MentionConfig:
     prior_multi: float = 0.4  # a name of two words or more nobody links yet
     strength: float = 2.0  # weight of the prior, in pages
     max_words: int = 8
+    max_targets: int = 10  # a name shared by more pages than this names none of them
 
 
 class MentionIndex:
@@ -52,12 +53,13 @@ class MentionIndex:
     def __init__(
         self,
         names: dict[str, Sequence[tuple[str, str]]],
-        texts: dict[str, Sequence[str]],
+        texts: Iterable[tuple[str, Sequence[str]]],
         content_links: dict[str, set[str]],
         stop_stems: frozenset[str] = frozenset(),
         config: MentionConfig | None = None,
     ) -> None:
-        """``names``: url -> (phrase, kind); ``texts``: url -> stems of its main text."""
+        """``names``: url -> (phrase, kind); ``texts``: (url, stems of its main text), read
+        once (a generator keeps one page in memory at a time)."""
         self.config = config or MentionConfig()
         self.targets: dict[Key, dict[str, tuple[str, str]]] = defaultdict(dict)
         for url, phrases in names.items():
@@ -68,23 +70,23 @@ class MentionIndex:
                 if all(k in stop_stems or k.isdigit() for k in key):
                     continue
                 self.targets[key].setdefault(url, (phrase, kind))
+        for key in [k for k, t in self.targets.items() if len(t) > self.config.max_targets]:
+            del self.targets[key]  # "Overview", "Introduction": a name of many pages names none
         self.lengths: dict[str, set[int]] = defaultdict(set)  # first stem -> key lengths
         for key in self.targets:
             self.lengths[key[0]].add(len(key))
         self.mentioned_by: dict[Key, int] = defaultdict(int)
         self.linked_by: dict[tuple[Key, str], int] = defaultdict(int)
-        for url, stems in texts.items():
+        self.self_mentions: set[tuple[Key, str]] = set()
+        for url, stems in texts:
             linked = content_links.get(url, set())
             for key in self.keys_in(stems):
                 self.mentioned_by[key] += 1
-                for target in self.targets[key].keys() & linked:
+                named = self.targets[key]
+                if url in named:
+                    self.self_mentions.add((key, url))
+                for target in named.keys() & linked:
                     self.linked_by[(key, target)] += 1
-        self.self_mentions: set[tuple[Key, str]] = {
-            (key, url)
-            for url, stems in texts.items()
-            for key in self.keys_in(stems)
-            if url in self.targets[key]
-        }
 
     def keys_in(self, stems: Sequence[str]) -> set[Key]:
         """Every indexed name key that occurs in a stem sequence."""

@@ -24,7 +24,7 @@ LINKS = {"/r1": {"/gdal", "/urls"}, "/r2": {"/gdal"}}
 
 @pytest.fixture
 def index() -> MentionIndex:
-    stems = {url: phrase_key(text) for url, text in TEXTS.items()}
+    stems = ((url, phrase_key(text)) for url, text in TEXTS.items())
     return MentionIndex(NAMES, stems, LINKS, STOP_STEMS)
 
 
@@ -60,7 +60,7 @@ def test_stop_words_and_long_names_are_not_indexed() -> None:
     names = {"/t": [("The", "title"), ("one two three four five", "title")]}
     index = MentionIndex(
         names,
-        {"/s": phrase_key("the one two three four five")},
+        [("/s", phrase_key("the one two three four five"))],
         {},
         STOP_STEMS,
         MentionConfig(max_words=4),
@@ -89,3 +89,12 @@ def test_generic_names_are_never_anchors() -> None:
         "/", [("Home", "title"), ("read more", "known_anchor")], {}, frozenset({("home",)})
     )
     assert exact_mentions(src, home) == []
+
+
+def test_a_name_of_many_pages_names_none() -> None:
+    names = {f"/p{i}": [("Overview", "title")] for i in range(11)}
+    names["/gdal"] = [("GDAL overview", "title")]
+    texts = [("/s", phrase_key("An overview of the GDAL overview page."))]
+    index = MentionIndex(names, texts, {}, STOP_STEMS, MentionConfig(max_targets=10))
+    assert ("overview",) not in index.targets
+    assert list(index.mentions_in(texts[0][1])) == ["/gdal"]
