@@ -551,3 +551,45 @@ def test_start_url_without_html_raises(tmp_path: Path) -> None:
         pytest.raises(CrawlError, match="answered HTTP 404"),
     ):
         run_crawl(CrawlConfig(site.base + "/", retry_times=0), tmp_path)
+
+
+def test_crawl_delay_of_robots_txt_is_honoured(tmp_path: Path) -> None:
+    """Crawl-delay: one request at a time to the host, at least that many seconds apart."""
+    seen: list[float] = []
+
+    def timed(body: str) -> Callable[[str], Route]:
+        def answer(path: str) -> Route:
+            seen.append(time.monotonic())
+            return Route(body)
+
+        return answer
+
+    def routes(base: str) -> Routes:
+        links = "".join(f'<a href="/p{i}/">Page {i}</a>' for i in range(4))
+        return {
+            "/robots.txt": Route(
+                "User-agent: *\nCrawl-delay: 0.4\n", headers={"Content-Type": "text/plain"}
+            ),
+            "/": timed(page("Home", links)),
+            **{f"/p{i}/": timed(page(f"Page {i}")) for i in range(4)},
+        }
+
+    with serve(routes) as site:
+        result = run_crawl(CrawlConfig(site.base + "/", use_sitemap=False), tmp_path)
+    host = site.base.removeprefix("http://")
+    assert result.stats["crawl_delay_s"] == {host: 0.4}
+    assert len(seen) == 5 and result.stats["fetched"] == 5
+    gaps = [b - a for a, b in zip(seen, seen[1:], strict=False)]
+    assert min(gaps) >= 0.35, gaps
+
+
+def test_crawl_delay_is_capped_and_ignored_without_robots(tmp_path: Path) -> None:
+    routes = {
+        "/robots.txt": Route("User-agent: *\nCrawl-delay: 60\n"),
+        "/": Route(page("Home")),
+    }
+    with serve(lambda base: routes) as site:
+        capped = run_crawl(CrawlConfig(site.base + "/", max_crawl_delay_s=0.2), tmp_path / "a")
+        ignored = run_crawl(CrawlConfig(site.base + "/", obey_robots=False), tmp_path / "b")
+    assert capped.stats["crawl_delay_s"] == {site.base.removeprefix("http://"): 0.2}
+    assert ignored.stats["crawl_delay_s"] == {}

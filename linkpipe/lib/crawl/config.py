@@ -34,7 +34,8 @@ class CrawlConfig:
     total_time_s: float = 3600.0
     concurrency: int = 16
     user_agent: str = "linkpipe"
-    obey_robots: bool = True
+    obey_robots: bool = True  # robots.txt rules and its Crawl-delay (capped below)
+    max_crawl_delay_s: float = 30.0
     allow_subdomains: bool = False
     extra_hosts: list[str] = field(default_factory=list)  # more hosts counted as the site
     use_sitemap: bool = True

@@ -108,6 +108,13 @@ class Frontier:
         self._parsers.pop(host, None)
         return self.waiting.pop(host, [])
 
+    def crawl_delay(self, host: str) -> float | None:
+        """Seconds between requests that the host's robots.txt asks of this crawler, if any."""
+        if not self.obey_robots or not self.robots_txt.get(host):
+            return None
+        delay = self._parser(host).crawl_delay(self.user_agent)
+        return float(delay) if delay and delay > 0 else None
+
     def sitemap_urls(self, host: str) -> list[str]:
         """``Sitemap:`` lines of a host's robots.txt."""
         return list(self._parser(host).sitemaps) if self.robots_txt.get(host) else []

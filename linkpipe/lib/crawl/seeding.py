@@ -60,7 +60,12 @@ class SeedingMixin:
     def _robots_done(self, meta: dict[str, Any], text: str) -> list[scrapy.Request]:
         host = meta["lp_host"]
         requests: list[scrapy.Request] = []
-        for url, original, depth, extra in self.frontier.set_robots(host, text):
+        waiting = self.frontier.set_robots(host, text)
+        delay = self.frontier.crawl_delay(host)
+        if delay:
+            self.flags["crawl_delay_s"][host] = min(delay, self.cfg.max_crawl_delay_s)
+            self.slow_down(host)
+        for url, original, depth, extra in waiting:
             requests += self._schedule(url, original, depth, **extra)
         if meta.get("lp_start"):
             sitemaps = [
@@ -73,6 +78,16 @@ class SeedingMixin:
             if not self.flags["sitemaps_pending"]:
                 requests += self._begin()
         return requests
+
+    def slow_down(self, host: str) -> None:
+        """Honour the host's Crawl-delay: one request at a time, that many seconds apart."""
+        delay = self.flags["crawl_delay_s"][host]
+        key = urlsplit(f"//{host}").hostname or host  # Scrapy's download slot of the host
+        downloader = self.crawler.engine.downloader
+        downloader.per_slot_settings[key] = {"delay": delay, "concurrency": 1, "jitter": 0.0}
+        slot = downloader.slots.get(key)
+        if slot is not None:  # the robots.txt request opened it already
+            slot.delay, slot.concurrency, slot.jitter = delay, 1, 0.0
 
     def _sitemap_request(self, url: str) -> scrapy.Request:
         self.flags["sitemap_files"].add(url)

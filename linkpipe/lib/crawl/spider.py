@@ -68,6 +68,7 @@ class LinkSpider(SeedingMixin, scrapy.Spider):
             "sitemaps_pending": 0,
             "sitemap_files": set(),
             "start_chain": {self.start_url},
+            "crawl_delay_s": {},  # host -> seconds, from robots.txt
         }
         self.outcomes: dict[str, PageRecord] = {}  # records of the start URL's chain
         self.tally: Counter[str] = Counter()  # fetched, skipped_links
@@ -99,6 +100,8 @@ class LinkSpider(SeedingMixin, scrapy.Spider):
         if state is not None:
             state["linkpipe"] = {name: getattr(self, name) for name in RESUMABLE}
             state["linkpipe"]["output"] = self.output.tallies
+        for host in self.flags.setdefault("crawl_delay_s", {}):
+            self.slow_down(host)  # a resumed crawl keeps robots.txt and its delays
         if saved is not None and self.flags["started"]:
             return
         self.flags.update(sitemaps_pending=0, sitemap_files=set())  # (re)start the seeding phase

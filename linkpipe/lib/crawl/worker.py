@@ -142,6 +142,7 @@ def main(argv: list[str]) -> int:
         "requests": int(scrapy_stats.get(REQUESTS_STAT, 0)),
         "retries": int(scrapy_stats.get("retry/count", 0)),
         "sitemap_urls": len(spider.sitemap),
+        "crawl_delay_s": dict(spider.flags["crawl_delay_s"]),
         "in_sitemap": output.counts["in_sitemap"],
         "truncated": output.counts["truncated"],
         "not_modified": output.counts["not_modified"],
