@@ -593,3 +593,30 @@ def test_crawl_delay_is_capped_and_ignored_without_robots(tmp_path: Path) -> Non
         ignored = run_crawl(CrawlConfig(site.base + "/", obey_robots=False), tmp_path / "b")
     assert capped.stats["crawl_delay_s"] == {site.base.removeprefix("http://"): 0.2}
     assert ignored.stats["crawl_delay_s"] == {}
+
+
+def test_crawl_delay_survives_a_resumed_crawl(tmp_path: Path) -> None:
+    seen: list[tuple[str, float]] = []
+
+    def routes(base: str) -> Routes:
+        def timed(path: str) -> Route:
+            seen.append((path, time.monotonic()))
+            return Route(page(path, '<a href="/">home</a>'))
+
+        links = "".join(f'<a href="/d{i}/">d{i}</a>' for i in range(6))
+        return {
+            "/robots.txt": Route("User-agent: *\nCrawl-delay: 0.3\n"),
+            "/": Route(page("Home", links)),
+            **{f"/d{i}/": timed for i in range(6)},
+        }
+
+    options = {"use_sitemap": False, "concurrency": 1, "job_dir": str(tmp_path / "job")}
+    with serve(routes) as site:
+        first = crawl(site, tmp_path / "out", total_time_s=0.8, **options)
+        assert first.result.stats["finish_reason"] == "closespider_timeout"
+        before = len(seen)
+        resumed = crawl(site, tmp_path / "out", **options)
+    assert 0 < before < 6 and len(seen) == 6 and site.hits["/robots.txt"] == 1
+    assert resumed.result.stats["crawl_delay_s"] == {site.base.removeprefix("http://"): 0.3}
+    after = [t for _, t in seen[before:]]
+    assert min(b - a for a, b in zip(after, after[1:], strict=False)) >= 0.25
