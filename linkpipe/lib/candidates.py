@@ -38,8 +38,12 @@ class SitePage:
     title: str
     h1: str
     slug: str
-    text: str  # title, H1 and main text, for TF-IDF
-    main_text: str = ""  # where mentions of other pages are counted
+    main_text: str  # where mentions of other pages are counted
+
+    @property
+    def text(self) -> str:
+        """Title, H1 and main text: what TF-IDF compares."""
+        return " ".join(filter(None, [self.title, self.h1, self.main_text]))
 
 
 @dataclass

@@ -230,12 +230,15 @@ LAYOUT_ID_MODIFIERS = frozenset(
 )  # "site-footer" and "left-sidebar" are layout ids; "s-specifying-widgets" is a heading slug
 
 
+LAYOUT_TOKENS = NAV_TOKENS | ASIDE_TOKENS | FOOTER_TOKENS | HEADER_TOKENS
+
+
+def _is_nav_word(token: str) -> bool:
+    return token in NAV_TOKENS or token.startswith("nav") or token.endswith(("nav", "menu"))
+
+
 def _is_layout_word(token: str) -> bool:
-    return (
-        token in NAV_TOKENS | ASIDE_TOKENS | FOOTER_TOKENS | HEADER_TOKENS
-        or token.startswith("nav")
-        or token.endswith(("nav", "menu"))
-    )
+    return token in LAYOUT_TOKENS or _is_nav_word(token)
 
 
 def _layout_id_tokens(node: LexborNode) -> set[str]:
@@ -256,9 +259,7 @@ def class_hint(node: LexborNode) -> str | None:
     tokens.update(_layout_id_tokens(node))
     if not tokens:
         return None
-    if tokens & NAV_TOKENS or any(
-        t.startswith("nav") or t.endswith(("nav", "menu")) for t in tokens
-    ):
+    if any(_is_nav_word(t) for t in tokens):
         return "navigation"
     if tokens & ASIDE_TOKENS:
         return "aside"

@@ -23,7 +23,7 @@ TITLES = {
 
 
 def _site() -> tuple[SiteContext, dict[str, SourceText]]:
-    pages = [SitePage(u, TITLES[u], "", "", f"{TITLES[u]} {t}", t) for u, t in TEXTS.items()]
+    pages = [SitePage(u, TITLES[u], "", "", t) for u, t in TEXTS.items()]
     # /a is semantically close to /d only; /gdal is orthogonal to /a
     vectors = np.array(
         [[1, 0, 0], [0, 1, 0], [0, 1, 0], [0, 0, 1], [0.9, 0.436, 0]], dtype=np.float32

@@ -59,7 +59,6 @@ def load_site_context(db_path: str | Path, crawl_id: str) -> SiteContext:
             s["title"] or "",
             s["h1"] or "",
             s["slug_words"] or "",
-            " ".join(filter(None, [s["title"], s["h1"], (s["main_text"] or "")[:MAX_TEXT_CHARS]])),
             (s["main_text"] or "")[:MAX_TEXT_CHARS],
         )
         for s in summaries
