@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from linkpipe.lib import eval_baselines as baselines
 from linkpipe.lib import evaluation as ev
 from linkpipe.lib.scoring import PageFacts, ScoringConfig, score_opportunities
 from linkpipe.lib.stages.common import fetch_dicts
@@ -150,9 +151,9 @@ def evaluate_crawl(
     truth = ev.ground_truth(removed, still_linked, indexable)
     rankings = {
         "linkpipe": paths.rankings(linkpipe_rankings(crawl["candidates"], crawl["facts"], config)),
-        "tfidf": ev.tfidf_baseline(texts, pipeline_linked),
-        "title+tfidf": ev.title_tfidf_baseline(texts, titles, pipeline_linked),
-        "cocitation": ev.cocitation_baseline(links, indexable, pipeline_linked),
+        "tfidf": baselines.tfidf_baseline(texts, pipeline_linked),
+        "title+tfidf": baselines.title_tfidf_baseline(texts, titles, pipeline_linked),
+        "cocitation": baselines.cocitation_baseline(links, indexable, pipeline_linked),
     }
     metrics = {
         m: ev.evaluate_rankings(r, truth, still_linked, with_anchors=m == "linkpipe")

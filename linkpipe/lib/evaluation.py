@@ -1,5 +1,5 @@
-"""Link-recovery evaluation: remove in-content links from a static site, score ranked suggestions
-against them, and rank the same pages with three baselines.
+"""Link-recovery evaluation: remove in-content links from a static site and score ranked
+suggestions against them (the baselines are in :mod:`linkpipe.lib.eval_baselines`).
 
 Pages are named by their path under the site root (``guide/index.html``, ``page.html``).
 
@@ -35,9 +35,6 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
-
-import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from linkpipe.lib.lexical import TOKEN_RE, is_generic_anchor, stem
 from linkpipe.lib.summaries import STOPWORDS
@@ -333,94 +330,3 @@ def evaluate_rankings(
     result.update(pairs=n, sources=len(sources), recovered_at_10=len(recovered))
     result["suggestions"] = len(shown)
     return result
-
-
-def _top_k(
-    pages: list[str], scores: np.ndarray, row: int, excluded: set[Pair], k: int
-) -> list[tuple[str, str | None]]:
-    source, out = pages[row], []
-    for j in np.argsort(-scores, kind="stable"):
-        if scores[j] <= 0 or len(out) >= k:
-            break
-        if j != row and (source, pages[j]) not in excluded:
-            out.append((pages[j], None))
-    return out
-
-
-def _tfidf_scores(texts: list[str]) -> np.ndarray:
-    vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True)
-    matrix = vectorizer.fit_transform(texts)
-    return (matrix @ matrix.T).toarray()
-
-
-def tfidf_baseline(texts: dict[str, str], excluded: set[Pair], k: int = 10) -> Rankings:
-    """Each page's k most TF-IDF-similar pages (cosine of page texts), excluded pairs left out."""
-    pages = sorted(texts)
-    if not pages:
-        return {}
-    sims = _tfidf_scores([texts[p] for p in pages])
-    return {p: _top_k(pages, sims[i], i, excluded, k) for i, p in enumerate(pages)}
-
-
-def title_phrase(title: str) -> tuple[str, ...]:
-    """Lower-case words of a title without section numbers and site suffixes; () if too weak."""
-    title = re.split(r"\s+[—|–]\s+|\s+-\s+", title or "")[0]
-    title = re.sub(r"^\s*(?:[A-Z]\.)?(?:\d+\.)*\d*\.?\s+", "", title)
-    words = tuple(w.lower() for w in re.findall(r"\w+", title))
-    return words if any(w not in STOPWORDS and not w.isdigit() for w in words) else ()
-
-
-def title_mentions(texts: dict[str, str], titles: dict[str, str]) -> set[Pair]:
-    """(source, target) pairs where the target's title phrase occurs in the source's text."""
-    by_phrase: dict[tuple[str, ...], set[str]] = defaultdict(set)
-    for page, title in titles.items():
-        if phrase := title_phrase(title):
-            by_phrase[phrase].add(page)
-    lengths = sorted({len(p) for p in by_phrase})
-    found: set[Pair] = set()
-    for source, text in texts.items():
-        words = [w.lower() for w in re.findall(r"\w+", text or "")]
-        for n in lengths:
-            for i in range(len(words) - n + 1):
-                for target in by_phrase.get(tuple(words[i : i + n]), ()):
-                    if target != source:
-                        found.add((source, target))
-    return found
-
-
-def title_tfidf_baseline(
-    texts: dict[str, str], titles: dict[str, str], excluded: set[Pair], k: int = 10
-) -> Rankings:
-    """Pages whose title occurs in the source text first, each group ordered by TF-IDF cosine."""
-    pages = sorted(texts)
-    if not pages:
-        return {}
-    sims = _tfidf_scores([texts[p] for p in pages])
-    col = {p: j for j, p in enumerate(pages)}
-    for source, target in title_mentions(texts, {p: titles.get(p, "") for p in pages}):
-        sims[col[source], col[target]] += 1.0 + 1e-9  # a title hit outranks any cosine
-    return {p: _top_k(pages, sims[i], i, excluded, k) for i, p in enumerate(pages)}
-
-
-def cocitation_baseline(
-    links: dict[str, set[str]], pages: Iterable[str], excluded: set[Pair], k: int = 10
-) -> Rankings:
-    """Targets ranked by pages linking to both (co-citation), then shared out-links, then path."""
-    pages = set(pages)
-    cited_by: dict[str, set[str]] = defaultdict(set)
-    for src, targets in links.items():
-        for t in targets:
-            cited_by[t].add(src)
-    rankings: Rankings = {}
-    for source in sorted(pages):
-        cocited: Counter[str] = Counter()
-        for citer in cited_by.get(source, ()):
-            cocited.update(links.get(citer, ()))
-        coupled: Counter[str] = Counter()
-        for t in links.get(source, ()):
-            coupled.update(cited_by.get(t, ()))
-        candidates = (set(cocited) | set(coupled)) & pages
-        candidates = {t for t in candidates if t != source and (source, t) not in excluded}
-        best = sorted(candidates, key=lambda t: (-cocited[t], -coupled[t], t))[:k]
-        rankings[source] = [(t, None) for t in best]
-    return rankings

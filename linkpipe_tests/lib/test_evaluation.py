@@ -4,9 +4,14 @@ from pathlib import Path
 
 import pytest
 
+from linkpipe.lib.eval_baselines import (
+    cocitation_baseline,
+    tfidf_baseline,
+    title_phrase,
+    title_tfidf_baseline,
+)
 from linkpipe.lib.evaluation import (
     RemovedLink,
-    cocitation_baseline,
     content_link_pairs,
     content_words,
     evaluate_rankings,
@@ -16,9 +21,6 @@ from linkpipe.lib.evaluation import (
     remove_links,
     resolve_href,
     scan_links,
-    tfidf_baseline,
-    title_phrase,
-    title_tfidf_baseline,
     url_to_path,
 )
 
