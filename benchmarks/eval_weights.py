@@ -15,7 +15,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from linkpipe.eval_harness import (
+from linkpipe.evaluation.harness import (
     EVAL_SCORING,
     PathMap,
     evaluate_crawl,
@@ -23,7 +23,7 @@ from linkpipe.eval_harness import (
     prepare_copy,
     site_root_of,
 )
-from linkpipe.lib.scoring import ScoringConfig
+from linkpipe.lib.links.scoring import ScoringConfig
 from linkpipe.lib.stages.common import fetch_dicts
 from linkpipe.lib.storage import open_db
 
@@ -65,7 +65,7 @@ def main() -> None:
         for seed in args.seeds:
             crawl_id = f"eval-s{seed}"
             with open_db(db, read_only=True) as con:
-                start_url = fetch_dicts(con, "crawl_config", [crawl_id])[0]["start_url"]
+                start_url = fetch_dicts(con, "read/select_crawl_config", [crawl_id])[0]["start_url"]
             with tempfile.TemporaryDirectory(prefix="linkpipe-weights-") as tmp:
                 removed, pages, linked = prepare_copy(root, Path(tmp) / "site", args.fraction, seed)
             crawl, paths = load_crawl(db, crawl_id), PathMap(start_url, pages)

@@ -12,15 +12,15 @@ from linkpipe.defs.partitions import (
 from linkpipe.defs.resources import LinkpipeSettings
 from linkpipe.lib.sharding import DEFAULT_SHARDS
 from linkpipe.lib.stages import StageResult
+from linkpipe.lib.stages.ann_index import materialize_ann_index
+from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
 from linkpipe.lib.stages.crawl_export import materialize_crawl_export
-from linkpipe.lib.stages.page_text import materialize_page_summaries
-from linkpipe.lib.stages.site_pages import materialize_indexable_pages, materialize_link_graph
-from linkpipe.lib.stages.suggestions import (
-    materialize_candidate_pairs,
-    materialize_link_opportunities,
-    materialize_topic_clusters,
-)
-from linkpipe.lib.stages.vectors import materialize_ann_index, materialize_page_embeddings
+from linkpipe.lib.stages.indexable_pages import materialize_indexable_pages
+from linkpipe.lib.stages.link_graph import materialize_link_graph
+from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
+from linkpipe.lib.stages.page_embeddings import materialize_page_embeddings
+from linkpipe.lib.stages.page_summaries import materialize_page_summaries
+from linkpipe.lib.stages.topic_clusters import materialize_topic_clusters
 from linkpipe.lib.storage import publish_copy
 
 

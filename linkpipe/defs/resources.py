@@ -6,7 +6,7 @@ import os
 
 import dagster as dg
 
-from linkpipe.lib.embedding import DEFAULT_MODEL
+from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
 
 DEFAULT_DB = os.path.join(".linkpipe", "linkpipe.duckdb")
 

@@ -1,0 +1,1 @@
+"""Algorithms of linkpipe, grouped by domain; no Dagster import anywhere below this package."""

@@ -23,10 +23,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from linkpipe.lib.content.indexability import IndexabilityRules
+from linkpipe.lib.content.page_types import DEFAULT_TYPE_PATTERNS, PageTypeRules
 from linkpipe.lib.crawl.config import CrawlConfig
-from linkpipe.lib.indexability import IndexabilityRules
-from linkpipe.lib.page_types import DEFAULT_TYPE_PATTERNS, PageTypeRules
-from linkpipe.lib.scoring import ScoringConfig
+from linkpipe.lib.links.scoring import ScoringConfig
 
 SECTIONS = ("crawl", "indexability", "page_types", "graph", "scoring")
 GRAPH_KEYS = ("deep_threshold",)

@@ -64,8 +64,8 @@ def connect(db_path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConn
     except (OSError, duckdb.Error) as exc:
         raise StorageError(f"cannot open database {path} for writing: {_first_line(exc)}") from exc
     try:
-        con.execute(load_sql("create_tables"))
-        con.execute(load_sql("views"))
+        con.execute(load_sql("schema/create_tables"))
+        con.execute(load_sql("schema/views"))
     except duckdb.Error as exc:
         con.close()
         raise StorageError(f"cannot write database {path}: {_first_line(exc)}") from exc
@@ -143,9 +143,9 @@ def _replace(
     if table in SHARD_TABLES:
         if shard is None:
             raise ValueError(f"{table} is partitioned by crawl and shard; give a shard")
-        delete_sql, params = load_sql("delete_shard_partition"), [crawl_id, shard]
+        delete_sql, params = load_sql("write/delete_shard_partition"), [crawl_id, shard]
     elif table in CRAWL_TABLES:
-        delete_sql, params = load_sql("delete_crawl_partition"), [crawl_id]
+        delete_sql, params = load_sql("write/delete_crawl_partition"), [crawl_id]
     else:
         raise ValueError(f"unknown partitioned table: {table}")
     columns = table_columns(con, table)

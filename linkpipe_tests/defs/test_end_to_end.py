@@ -4,10 +4,10 @@ import duckdb
 import pytest
 
 from linkpipe.defs.runner import instance_for, run_graph
-from linkpipe.lib.decisions import Decision, save_decisions
-from linkpipe.lib.embedding import DEFAULT_MODEL
-from linkpipe.lib.signals import read_signals_csv, save_signals
 from linkpipe.lib.stages.crawl_export import register_crawl
+from linkpipe.lib.value.decisions import Decision, save_decisions
+from linkpipe.lib.value.signals import read_signals_csv, save_signals
+from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
 
 pytestmark = pytest.mark.slow
 

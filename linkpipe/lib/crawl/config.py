@@ -48,7 +48,7 @@ class CrawlConfig:
     job_dir: str = ""  # Scrapy JOBDIR, to pause (Ctrl-C / SIGTERM) and resume a crawl
     autothrottle: bool = False
     retry_times: int = 2  # extra attempts after a 5xx/429 or a network error
-    template_min_pages: int = 8  # see linkpipe.lib.link_positions
+    template_min_pages: int = 8  # see linkpipe.lib.html.templates
     template_min_share: float = 0.3
     seed_urls: list[str] = field(default_factory=list)  # fetched at depth 0 besides start_url
 

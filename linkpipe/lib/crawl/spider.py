@@ -23,8 +23,8 @@ from linkpipe.lib.crawl.frontier import FETCH, ROBOTS, ROBOTS_UNKNOWN, SEEN, TRA
 from linkpipe.lib.crawl.output import CrawlOutput, PreviousCrawl
 from linkpipe.lib.crawl.redirects import RedirectTracker
 from linkpipe.lib.crawl.seeding import SeedingMixin
-from linkpipe.lib.html_parse import decode_body, parse_page
-from linkpipe.lib.link_positions import SAMPLE_PAGES, TemplateDetector, sampled
+from linkpipe.lib.html.parse import decode_body, parse_page
+from linkpipe.lib.html.templates import SAMPLE_PAGES, TemplateDetector, sampled
 from linkpipe.lib.records import PageRecord
 from linkpipe.lib.urls import is_crawlable_scheme, normalize_url, same_site, url_host, url_pattern
 

@@ -21,7 +21,7 @@ from linkpipe.lib.crawl.fetch import ERROR_WORDS
 from linkpipe.lib.crawl.middleware import BYTES_STAT, REQUESTS_STAT
 from linkpipe.lib.crawl.output import RAW_LINKS_FILE
 from linkpipe.lib.crawl.spider import LinkSpider
-from linkpipe.lib.link_positions import apply_to_links_file
+from linkpipe.lib.html.templates import apply_to_links_file
 
 _MW = "scrapy.downloadermiddlewares."
 

@@ -19,11 +19,11 @@ from typing import IO, Any
 from urllib.parse import urlsplit
 
 from linkpipe.lib.crawl.fetch import looks_like_html
-from linkpipe.lib.html_parse import decode_body, parse_page
+from linkpipe.lib.html.parse import decode_body, parse_page
+from linkpipe.lib.html.templates import reclassify_template_links
 from linkpipe.lib.importers.csv_table import Notes
 from linkpipe.lib.importers.errors import ImportFormatError
 from linkpipe.lib.importers.model import ImportedCrawl
-from linkpipe.lib.link_positions import reclassify_template_links
 from linkpipe.lib.records import LinkRecord, PageRecord
 from linkpipe.lib.urls import normalize_url, url_host
 

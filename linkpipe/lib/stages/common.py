@@ -22,7 +22,7 @@ class StageResult:
 
 def fetch_dicts(con: duckdb.DuckDBPyConnection, query: str, params: list[Any]) -> list[dict]:
     """Rows of ``sql/queries/<query>.sql`` as dicts."""
-    cur = con.execute(load_sql(f"queries/{query}"), params)
+    cur = con.execute(load_sql(query), params)
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
@@ -49,5 +49,5 @@ def stored_config(db_path: Any, crawl_id: str) -> dict[str, Any]:
     from linkpipe.lib.storage import open_db
 
     with open_db(db_path) as con:
-        rows = fetch_dicts(con, "crawl_config", [crawl_id])
+        rows = fetch_dicts(con, "read/select_crawl_config", [crawl_id])
     return json.loads(rows[0]["config_json"] or "{}") if rows else {}

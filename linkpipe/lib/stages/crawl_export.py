@@ -32,7 +32,7 @@ def register_crawl(
     """Record what a crawl partition is (start URL, source, settings) before it runs."""
     with open_db(db_path) as con:
         con.execute(
-            load_sql("queries/register_crawl"),
+            load_sql("write/upsert_crawl"),
             [crawl_id, start_url, source, source_path, json.dumps(config or {})],
         )
 
@@ -40,7 +40,7 @@ def register_crawl(
 def crawl_settings(db_path: str | Path, crawl_id: str) -> dict[str, Any]:
     """The registered row of a crawl partition; a clear error when it was never registered."""
     with open_db(db_path) as con:
-        rows = fetch_dicts(con, "crawl_config", [crawl_id])
+        rows = fetch_dicts(con, "read/select_crawl_config", [crawl_id])
     if not rows:
         raise CrawlError(
             f"crawl {crawl_id!r} is not registered: start it with `linkpipe run URL` or "
@@ -52,7 +52,7 @@ def crawl_settings(db_path: str | Path, crawl_id: str) -> dict[str, Any]:
 def _write_previous(db_path: str | Path, crawl_id: str, start_url: str, path: Path) -> int:
     """Write the previous crawl's validators and HTML for a conditional recrawl."""
     with open_db(db_path) as con:
-        rows = fetch_dicts(con, "previous_crawl_pages", [start_url, crawl_id])
+        rows = fetch_dicts(con, "read/select_previous_crawl_pages", [start_url, crawl_id])
     with path.open("w", encoding="utf-8") as handle:
         for r in rows:
             handle.write(
@@ -128,7 +128,7 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
                     "crawl_links": _link_batches(result.iter_links()),
                 },
             )
-            con.execute(load_sql("queries/set_crawl_stats"), [json.dumps(result.stats), crawl_id])
+            con.execute(load_sql("write/update_crawl_stats"), [json.dumps(result.stats), crawl_id])
         pages_preview = [
             {"url": p.url, "status": p.status, "title": p.title, "depth": p.depth}
             for _, p in zip(range(5), result.iter_pages(), strict=False)
@@ -174,5 +174,5 @@ def detect_import_kind(path: Path) -> str:
 def latest_crawler_settings(db_path: str | Path) -> dict[str, Any] | None:
     """The most recently registered crawler partition (for the nightly sensor)."""
     with open_db(db_path) as con:
-        rows = fetch_dicts(con, "latest_crawler_crawl", [])
+        rows = fetch_dicts(con, "read/select_latest_crawler_crawl", [])
     return rows[0] if rows else None

@@ -1,0 +1,1 @@
+"""The `linkpipe` console script: one module per command group, shared options in options.py."""

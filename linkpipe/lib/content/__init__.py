@@ -1,0 +1,1 @@
+"""Page content: main-text extraction, compact summaries, page types and indexability rules."""

@@ -1,0 +1,1 @@
+"""HTML of fetched pages: one parse for metadata and links, link positions, site templates."""

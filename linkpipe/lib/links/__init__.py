@@ -1,0 +1,1 @@
+"""Links: the existing-link graph, candidate pairs, anchor placement and opportunity scoring."""

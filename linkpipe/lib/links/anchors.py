@@ -1,0 +1,199 @@
+"""Where a new link goes: the sentence in the source's main text and the exact anchor span.
+
+Anchors are always words already in the source sentence (never invented), never generic, never
+inside a heading or an existing link. Exact mentions of the target's title, H1, slug or the
+anchors other pages already use for it win; otherwise the best 2-6 word window of the
+sentence that shares the most weighted terms with the target is chosen. Below a quality floor
+there is no anchor and the opportunity says it needs a new sentence.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from linkpipe.lib.text.lexical import is_generic_anchor, phrase_key, tokens_with_offsets
+from linkpipe.lib.text.stopwords import STOPWORDS
+
+LINKABLE_BLOCKS = ("paragraph", "item", "quote", "cell")
+TITLE_SPLIT_RE = re.compile(r"\s*(?:[:|\u2013\u2014]|\s-\s)\s*")
+TITLE_PREFIX_RE = re.compile(
+    r"^(the\s+)?((complete|ultimate|beginner'?s?|practical|definitive|quick|short)\s+)*"
+    r"(guide|introduction|intro|primer|checklist|handbook)\s+(to|for|on)\s+",
+    re.IGNORECASE,
+)
+PHRASE_KIND_QUALITY = {"known_anchor": 1.0, "title": 1.0, "h1": 1.0, "slug": 0.9}
+PUNCT_RE = re.compile(r"[,;:()\[\]\u2013\u2014\"]|\s-\s")
+STOP_STEMS = frozenset(phrase_key(" ".join(STOPWORDS)))
+
+
+@dataclass
+class SourceText:
+    """The source page's main text with its sentences and existing-link spans."""
+
+    text: str
+    sentences: list[tuple[int, int, int, str]]  # (paragraph_idx, start, end, block_kind)
+    link_spans: list[tuple[int, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.tokens = tokens_with_offsets(self.text)
+
+
+@dataclass
+class TargetProfile:
+    """What identifies a target: phrases to look for and weighted terms (stems).
+
+    A one-word phrase names the target only when listed in ``single_words`` (the site itself
+    links that word to the target; see :mod:`linkpipe.lib.text.mentions`): "Services" alone is too
+    vague, "GDAL" on a site that links it to the GDAL page is not."""
+
+    url: str
+    phrases: list[tuple[str, str]]  # (phrase, kind)
+    terms: dict[str, float]
+    single_words: frozenset[tuple[str, ...]] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.keys: dict[tuple[str, ...], str] = {}  # phrase key -> kind of its first phrase
+        for phrase, kind in self.phrases:
+            key = phrase_key(phrase)
+            if not key or len(key) > 12 or is_generic_anchor(phrase):
+                continue
+            if len(key) == 1 and key not in self.single_words:
+                continue
+            self.keys.setdefault(key, kind)
+        self.lengths = sorted({len(k) for k in self.keys}, reverse=True)
+
+
+@dataclass
+class AnchorChoice:
+    """One placement: ``text[start:end]`` is the anchor inside the sentence."""
+
+    anchor_text: str
+    start: int
+    end: int
+    sentence: str
+    sentence_start: int
+    paragraph_idx: int
+    source_kind: str  # title | h1 | known_anchor | slug | phrase
+    quality: float
+
+
+def title_phrases(title: str) -> list[str]:
+    """A title and its meaningful parts: "Guide to X: Y" -> ["Guide to X: Y", "X", "Y"]."""
+    out = [title.strip()]
+    for part in TITLE_SPLIT_RE.split(title):
+        part = TITLE_PREFIX_RE.sub("", part.strip())
+        if part and part not in out:
+            out.append(part)
+    return [p for p in out if len(phrase_key(p)) >= 1]
+
+
+def target_phrases(
+    title: str, h1: str, slug: str, known_anchors: list[str]
+) -> list[tuple[str, str]]:
+    """Phrases that name the target, with their kind."""
+    phrases = [(p, "title") for p in title_phrases(title)]
+    phrases += [(p, "h1") for p in title_phrases(h1) if h1]
+    phrases += [(a, "known_anchor") for a in known_anchors if not is_generic_anchor(a)]
+    if slug:
+        phrases.append((slug, "slug"))
+    return phrases
+
+
+def sentence_token_ranges(src: SourceText) -> list[tuple[int, int, int, int, str]]:
+    """(paragraph_idx, sent_start, sent_end, tok_lo, tok_hi) for linkable sentences."""
+    out = []
+    starts = [t[1] for t in src.tokens]
+    for para, s, e, kind in src.sentences:
+        if kind not in LINKABLE_BLOCKS:
+            continue
+        lo = bisect.bisect_left(starts, s)
+        hi = bisect.bisect_left(starts, e)
+        if hi > lo:
+            out.append((para, s, e, lo, hi))
+    return out
+
+
+def overlaps_link(src: SourceText, start: int, end: int) -> bool:
+    return any(start < le and ls < end for ls, le in src.link_spans)
+
+
+def _choice(src: SourceText, sent: tuple, lo: int, hi: int, kind: str, q: float) -> AnchorChoice:
+    para, s, e = sent[0], sent[1], sent[2]
+    start, end = src.tokens[lo][1], src.tokens[hi - 1][2]
+    return AnchorChoice(src.text[start:end], start, end, src.text[s:e], s, para, kind, q)
+
+
+def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]:
+    """Places where a target phrase occurs verbatim (modulo case and plural) in the source."""
+    found: list[AnchorChoice] = []
+    stems = [t[0] for t in src.tokens]
+    for sent in sentence_token_ranges(src):
+        _, _, _, lo, hi = sent
+        for i in range(lo, hi):
+            for n in target.lengths:
+                kind = target.keys.get(tuple(stems[i : i + n])) if i + n <= hi else None
+                if kind is None:
+                    continue
+                choice = _choice(src, sent, i, i + n, kind, PHRASE_KIND_QUALITY[kind])
+                if not overlaps_link(src, choice.start, choice.end):
+                    found.append(choice)
+    return found
+
+
+def best_windows(
+    src: SourceText, target: TargetProfile, max_words: int = 6, limit: int = 3
+) -> list[AnchorChoice]:
+    """The best 2-``max_words`` word windows by the target's term weights, best first."""
+    stems = [t[0] for t in src.tokens]
+    scored: list[tuple[float, AnchorChoice]] = []
+    for sent in sentence_token_ranges(src):
+        _, _, _, lo, hi = sent
+        sentence_weight = sum(target.terms.get(s, 0.0) for s in set(stems[lo:hi]))
+        for i in range(lo, hi):
+            if stems[i] in STOP_STEMS:
+                continue
+            if target.terms.get(stems[i], 0.0) <= 0:
+                continue  # windows start and end on a word the target is about
+            for j in range(i + 2, min(hi, i + max_words) + 1):
+                if target.terms.get(stems[j - 1], 0.0) <= 0:
+                    continue
+                start, end = src.tokens[i][1], src.tokens[j - 1][2]
+                if PUNCT_RE.search(src.text, start, end):
+                    break  # never across a comma, colon or bracket
+                window = stems[i:j]
+                matched = [target.terms.get(s, 0.0) for s in set(window)]
+                matched = [w for w in matched if w > 0]
+                if len(matched) < 2 and max(matched) < 0.6:
+                    continue
+                content = sum(1 for s in set(window) if s not in STOP_STEMS)
+                quality = min(1.0, sum(matched) / 1.5) * (len(matched) / content) ** 0.5
+                score = quality + 0.03 * len(matched) + 0.05 * min(sentence_weight, 4.0)
+                choice = _choice(src, sent, i, j, "phrase", round(quality, 4))
+                if not overlaps_link(src, choice.start, choice.end) and not is_generic_anchor(
+                    choice.anchor_text
+                ):
+                    scored.append((score, choice))
+    scored.sort(key=lambda t: (-t[0], t[1].start))
+    out: list[AnchorChoice] = []
+    for _, choice in scored:
+        if all(choice.end <= c.start or choice.start >= c.end for c in out):
+            out.append(choice)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def place_anchor(
+    src: SourceText, target: TargetProfile, min_quality: float = 0.45, limit: int = 3
+) -> list[AnchorChoice]:
+    """Anchor choices for one (source, target) pair, best first; empty when none fits."""
+    exact = exact_mentions(src, target)
+    exact.sort(key=lambda c: (-c.quality, -(c.end - c.start), c.start))
+    windows = [w for w in best_windows(src, target, limit=limit) if w.quality >= min_quality]
+    out: list[AnchorChoice] = []
+    for choice in exact + windows:
+        if all(choice.end <= c.start or choice.start >= c.end for c in out):
+            out.append(choice)
+    return out[:limit]

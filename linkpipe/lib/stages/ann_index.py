@@ -1,0 +1,58 @@
+"""ann_index: the FAISS index over a crawl's embeddings, stored with its measured recall."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from linkpipe.lib.stages.common import StageResult, fetch_dicts
+from linkpipe.lib.stages.page_embeddings import load_crawl_vectors
+from linkpipe.lib.storage import open_db, write_partition
+from linkpipe.lib.vectors.ann import AnnIndex, build_index, deserialize, serialize
+
+
+def materialize_ann_index(db_path: str | Path, crawl_id: str, model: str) -> StageResult:
+    """Build the FAISS index over the crawl's embeddings and store it with its recall."""
+    urls, matrix = load_crawl_vectors(db_path, crawl_id)
+    if not urls:
+        raise ValueError(f"crawl {crawl_id!r} has no embeddings: no indexable page with text")
+    ann = build_index(matrix, urls)
+    row = {
+        "model_id": model,
+        "index_kind": ann.kind,
+        "n_vectors": len(urls),
+        "dim": int(matrix.shape[1]),
+        "recall_at_k": ann.recall_at_k,
+        "recall_k": ann.recall_k,
+        "build_seconds": ann.build_seconds,
+        "urls": urls,
+        "index_blob": serialize(ann),
+    }
+    with open_db(db_path) as con:
+        written = write_partition(con, crawl_id, {"ann_indexes": [row]})
+    return StageResult(
+        written,
+        [],
+        {
+            "index_kind": ann.kind,
+            "n_vectors": len(urls),
+            "recall_at_k": ann.recall_at_k,
+            "build_seconds": round(ann.build_seconds, 3),
+        },
+    )
+
+
+def load_ann_index(db_path: str | Path, crawl_id: str) -> AnnIndex:
+    """The stored index of a crawl."""
+    with open_db(db_path) as con:
+        rows = fetch_dicts(con, "read/select_ann_index_for_crawl", [crawl_id])
+    if not rows:
+        raise ValueError(f"crawl {crawl_id!r} has no ann_index: materialize it first")
+    r = rows[0]
+    return deserialize(
+        r["index_blob"],
+        r["urls"],
+        r["index_kind"],
+        r["recall_at_k"],
+        r["recall_k"],
+        r["build_seconds"],
+    )

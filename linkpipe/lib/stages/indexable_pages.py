@@ -1,0 +1,50 @@
+"""indexable_pages: which crawled URLs take part, and why the others do not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from linkpipe.lib.content.indexability import IndexabilityRules, classify_pages
+from linkpipe.lib.run_config import indexability_rules
+from linkpipe.lib.stages.common import (
+    StageResult,
+    decompress_html,
+    preview,
+    stored_config,
+)
+from linkpipe.lib.storage import load_sql, open_db, write_partition
+
+
+def _pages_with_html(con: Any, crawl_id: str) -> Iterator[dict[str, Any]]:
+    cur = con.execute(load_sql("read/select_pages_for_indexability"), [crawl_id])
+    names = [d[0] for d in cur.description]
+    while True:
+        chunk = cur.fetchmany(500)
+        if not chunk:
+            return
+        for row in chunk:
+            page = dict(zip(names, row, strict=True))
+            page["html"] = decompress_html(page.pop("html_z"))
+            yield page
+
+
+def materialize_indexable_pages(
+    db_path: str | Path, crawl_id: str, rules: IndexabilityRules | None = None
+) -> StageResult:
+    """Classify every crawled URL; excluded ones keep their reason."""
+    rules = rules or indexability_rules(stored_config(db_path, crawl_id))
+    with open_db(db_path) as con:
+        rows = classify_pages(_pages_with_html(con, crawl_id), rules)
+    if not rows:
+        raise ValueError(f"crawl {crawl_id!r} has no pages: materialize crawl_export first")
+    with open_db(db_path) as con:
+        written = write_partition(con, crawl_id, {"indexable_pages": rows})
+    reasons: dict[str, int] = {}
+    for r in rows:
+        reasons[r["reason"] or "indexable"] = reasons.get(r["reason"] or "indexable", 0) + 1
+    excluded = [r for r in rows if not r["indexable"]]
+    return StageResult(
+        written, preview(excluded, ["url", "reason", "detail"]), {"by_reason": reasons}
+    )

@@ -1,0 +1,61 @@
+"""link_opportunities: candidates filtered, scored, capped and explained, per crawl."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from linkpipe.lib.links.scoring import PageFacts, ScoringConfig, score_opportunities
+from linkpipe.lib.run_config import scoring_config
+from linkpipe.lib.stages.common import StageResult, fetch_dicts, preview, stored_config
+from linkpipe.lib.storage import open_db, write_partition
+from linkpipe.lib.value.signals import BusinessValue, load_business_values
+
+
+def load_page_facts(con: Any, crawl_id: str) -> dict[str, PageFacts]:
+    """What scoring knows of each indexable page: type, link metrics and business value."""
+    page_rows = fetch_dicts(con, "read/select_page_facts", [crawl_id])
+    values = load_business_values(con, [r["url"] for r in page_rows])
+    facts = {}
+    for r in page_rows:
+        value = values.get(r["url"], BusinessValue())
+        facts[r["url"]] = PageFacts(
+            title=r["title"] or "",
+            page_type=r["page_type"] or "page",
+            content_inlinks=r["content_inlinks"],
+            click_depth=r["click_depth"],
+            link_score=r["link_score"],
+            is_orphan=r["is_orphan"],
+            is_deep=r["is_deep"],
+            business_value=value.value,
+            value_notes=value.notes,
+        )
+    return facts
+
+
+def materialize_link_opportunities(
+    db_path: str | Path, crawl_id: str, config: ScoringConfig | None = None
+) -> StageResult:
+    """Filter, score, cap and explain the crawl's candidates."""
+    with open_db(db_path) as con:
+        candidates = fetch_dicts(con, "read/select_candidates_for_crawl", [crawl_id])
+        facts = load_page_facts(con, crawl_id)
+        decisions = {
+            (r["source_url"], r["target_url"]): r["decision"]
+            for r in fetch_dicts(con, "read/select_decisions", [])
+        }
+    config = config or scoring_config(stored_config(db_path, crawl_id))
+    rows, cannibal = score_opportunities(candidates, facts, decisions, config)
+    with open_db(db_path) as con:
+        written = write_partition(
+            con, crawl_id, {"link_opportunities": rows, "cannibalisation_pairs": cannibal}
+        )
+    best = sorted(rows, key=lambda r: -r["score"])
+    return StageResult(
+        written,
+        preview(best, ["source_url", "target_url", "anchor_text", "score"]),
+        {
+            "in_sentence": sum(r["placement"] == "in_sentence" for r in rows),
+            "pages_with_business_value": sum(f.business_value > 0 for f in facts.values()),
+        },
+    )

@@ -1,0 +1,1 @@
+"""Text: tokens, stems, stopwords, TF-IDF similarity and name mentions with link probability."""

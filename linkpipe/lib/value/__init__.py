@@ -1,0 +1,1 @@
+"""Business value and editors: imported signals (traffic, conversions, priority) and decisions."""

@@ -1,0 +1,1 @@
+"""Vectors: the embedder interface, the FAISS nearest-neighbour index and topic clusters."""

@@ -1,0 +1,205 @@
+"""The console script: queries, formats, and bad input as one clear line with exit status 1."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from linkpipe.lib.static_site import serve_site
+from linkpipe.lib.storage import open_db, write_partition
+
+
+def linkpipe(*args: str, timeout: int = 180) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "linkpipe.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture()
+def stored_db(tmp_path: Path) -> Path:
+    db = tmp_path / "kept.duckdb"
+    with open_db(db) as con:
+        con.execute(
+            "INSERT INTO crawls (crawl_id, start_url, source) VALUES ('old', 'http://x.test/', 'crawler')"
+        )
+        write_partition(
+            con,
+            "old",
+            {
+                "crawl_links": [
+                    {
+                        "source_url": "http://x.test/",
+                        "target_url": "http://x.test/a/",
+                        "anchor_text": 'A, "quoted"',
+                    }
+                ]
+            },
+        )
+    return db
+
+
+def test_sql_formats(stored_db: Path):
+    out = linkpipe(
+        "sql",
+        "--db",
+        str(stored_db),
+        "--format",
+        "csv",
+        "SELECT source_url, anchor_text FROM crawl_links",
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["source_url,anchor_text", 'http://x.test/,"A, ""quoted"""']
+    tsv = linkpipe("sql", "--db", str(stored_db), "--format", "tsv", "SELECT 1 AS a, 'b' AS b")
+    assert tsv.stdout.splitlines() == ["a\tb", "1\tb"]
+
+
+def test_sql_is_read_only(stored_db: Path):
+    out = linkpipe("sql", "--db", str(stored_db), "DELETE FROM crawl_links")
+    assert out.returncode == 1
+    assert out.stderr.startswith("linkpipe: error: query failed:") and "read-only" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def check_one_line_error(out: subprocess.CompletedProcess, *needles: str) -> None:
+    assert out.returncode == 1
+    lines = out.stderr.strip().splitlines()
+    assert lines[-1].startswith("linkpipe: error:")
+    assert "Traceback" not in out.stderr and "Traceback" not in out.stdout
+    for needle in needles:
+        assert needle in lines[-1]
+
+
+def assert_untouched(db: Path) -> None:
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT crawl_id, count(*) FROM crawl_links GROUP BY ALL").fetchall() == [
+        ("old", 1)
+    ]
+    con.close()
+
+
+def test_unreachable_start_url(stored_db: Path):
+    out = linkpipe("run", "http://127.0.0.1:9/", "--db", str(stored_db), "--crawl-id", "bad")
+    check_one_line_error(out, "127.0.0.1:9")
+    assert_untouched(stored_db)
+
+
+def test_site_without_html(stored_db: Path, tmp_path: Path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_bytes(b"%PDF-1.4 not html")
+    (site / "_routes.json").write_text('{"headers": {"/": {"Content-Type": "application/pdf"}}}')
+    with serve_site(site) as served:
+        out = linkpipe("run", served.base_url + "/", "--db", str(stored_db), "--crawl-id", "nohtml")
+    check_one_line_error(out)
+    assert "html" in out.stderr.lower()
+    assert_untouched(stored_db)
+
+
+def test_unwritable_database_path(tmp_path: Path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    out = linkpipe("run", "http://127.0.0.1:9/", "--db", str(blocker / "db.duckdb"))
+    check_one_line_error(out, "cannot open database")
+
+
+def test_import_url_list_fetches_only_listed_pages(tmp_path: Path, demo_site):
+    urls = [
+        demo_site.base_url + p
+        for p in (
+            "/blog/zombie-pages/",
+            "/guides/content-pruning/",
+            "/old-content-audit-checklist/",
+        )
+    ]
+    listing = tmp_path / "urls.txt"
+    listing.write_text("# pages to check\n" + "\n".join(urls) + "\n")
+    db = tmp_path / "list.duckdb"
+    out = linkpipe("import", str(listing), "--db", str(db), "--crawl-id", "list-1", "--no-graph")
+    assert out.returncode == 0, out.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    pages = con.execute(
+        "SELECT url, status FROM crawl_pages WHERE crawl_id='list-1' ORDER BY url"
+    ).fetchall()
+    source = con.execute("SELECT source, start_url FROM crawls").fetchall()
+    con.close()
+    assert pages == [
+        (demo_site.base_url + "/blog/zombie-pages/", 200),
+        (demo_site.base_url + "/guides/content-audit-checklist/", 200),  # the redirect's target
+        (demo_site.base_url + "/guides/content-pruning/", 200),
+        (demo_site.base_url + "/old-content-audit-checklist/", 301),
+    ]
+    assert source == [("url_list", urls[0])]
+
+
+def test_import_malformed_export_names_file_line_column(stored_db: Path):
+    bad = Path(__file__).parents[1] / "lib" / "importers" / "fixtures" / "screaming_frog_bad" / "bad_status_code"
+    out = linkpipe("import", str(bad), "--db", str(stored_db))
+    check_one_line_error(out, "internal_all.csv line", 'column "Status Code"')
+    assert_untouched(stored_db)
+    con = duckdb.connect(str(stored_db), read_only=True)
+    assert con.execute("SELECT crawl_id FROM crawls").fetchall() == [("old",)]
+    con.close()
+
+
+def test_crawl_with_settings_file(tmp_path: Path, demo_site):
+    settings = tmp_path / "site.toml"
+    settings.write_text(
+        "[crawl]\nmax_pages = 500\n[indexability]\nmin_words = 300\n[graph]\ndeep_threshold = 1\n"
+    )
+    db = tmp_path / "cfg.duckdb"
+    out = linkpipe(
+        "crawl",
+        demo_site.base_url + "/",
+        "--db",
+        str(db),
+        "--crawl-id",
+        "cfg",
+        "--config",
+        str(settings),
+    )
+    assert out.returncode == 0, out.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    thin = con.execute("SELECT url FROM indexable_pages WHERE reason = 'thin'").fetchall()
+    glossary_thin = [u for (u,) in thin if "/glossary/" in u]
+    deep = con.execute(
+        "SELECT count(*) FROM page_link_metrics WHERE is_deep AND click_depth = 2"
+    ).fetchone()[0]
+    con.close()
+    assert len(glossary_thin) == 12  # glossary entries have 150-200 words: thin under a 300 floor
+    assert deep > 0  # depth 2 counts as deep with deep_threshold = 1
+
+
+def test_sql_reads_the_published_copy_while_a_run_holds_the_database(stored_db: Path):
+    from linkpipe.lib.storage import publish_copy
+
+    publish_copy(stored_db)
+    writer = duckdb.connect(str(stored_db))  # a run in progress holds the write lock...
+    writer.execute(
+        "INSERT INTO crawl_links (crawl_id, source_url, target_url) VALUES ('new', 'a', 'b')"
+    )
+    try:  # ...and has written rows the published copy does not have yet
+        out = linkpipe(
+            "sql",
+            "--db",
+            str(stored_db),
+            "--format",
+            "csv",
+            "SELECT count(*) AS n FROM crawl_links",
+        )
+    finally:
+        writer.close()
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["n", "1"]
+
+
+def test_eval_is_a_subcommand():
+    from linkpipe.cli.eval import cmd_eval
+    from linkpipe.cli.main import build_parser
+
+    args = build_parser().parse_args(["eval", "gimp", "--seeds", "0", "1", "--fraction", "0.3"])
+    assert args.func is cmd_eval and args.seeds == [0, 1] and args.fraction == 0.3

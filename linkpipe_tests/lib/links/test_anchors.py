@@ -1,0 +1,83 @@
+"""Anchor placement on real sentences: exact mentions, windows, and the rules."""
+
+from linkpipe.lib.content.extraction import extract_main_content
+from linkpipe.lib.links.anchors import (
+    SourceText,
+    TargetProfile,
+    place_anchor,
+    target_phrases,
+    title_phrases,
+)
+from linkpipe.lib.text.lexical import is_generic_anchor
+
+HTML = """<html><body><main><article><h1>Historical optimization explained</h1>
+<p>Many teams forget to revisit older articles that once brought steady traffic.
+Click here to read more about it.</p>
+<h2>Keyword research basics</h2>
+<p>Good <a href="/glossary/keyword-research/">keyword research</a> starts with the questions
+readers ask. A content audit checklist helps you find pages that lost clicks.</p>
+</article></main></body></html>"""
+
+
+def source() -> SourceText:
+    content = extract_main_content(HTML, "http://a.test/blog/x/")
+    sents = [(s.paragraph_idx, s.start, s.end, s.block_kind) for s in content.sentences]
+    return SourceText(content.text, sents, [(link.start, link.end) for link in content.links])
+
+
+def test_title_phrases_strip_guide_prefixes():
+    assert title_phrases("The Complete Guide to Content Audits: A Checklist") == [
+        "The Complete Guide to Content Audits: A Checklist",
+        "Content Audits",
+        "A Checklist",
+    ]
+
+
+def test_exact_title_mention_wins_with_offsets():
+    src = source()
+    target = TargetProfile(
+        "http://a.test/guides/audit/",
+        target_phrases("Content audit checklist", "", "content audit checklist", []),
+        {"audit": 1.0},
+    )
+    best = place_anchor(src, target)[0]
+    assert best.anchor_text == "content audit checklist".capitalize().replace("Content", "content")
+    assert src.text[best.start : best.end] == best.anchor_text
+    assert best.sentence == "A content audit checklist helps you find pages that lost clicks."
+    assert best.source_kind == "title" and best.quality == 1.0
+
+
+def test_window_from_term_weights_for_a_vocabulary_gap():
+    src = source()
+    terms = {"revisit": 0.9, "older": 0.8, "articl": 0.9, "updat": 1.0, "traffic": 0.4}
+    target = TargetProfile(
+        "http://a.test/guides/historical-optimization/",
+        target_phrases("Historical optimization", "", "", []),
+        terms,
+    )
+    best = place_anchor(src, target)[0]
+    assert best.anchor_text == "revisit older articles"
+    assert best.source_kind == "phrase"
+    assert src.text[best.start : best.end] == "revisit older articles"
+
+
+def test_never_inside_existing_link_or_heading_and_never_generic():
+    src = source()
+    # "keyword research" occurs inside a heading and inside an existing link only
+    target = TargetProfile(
+        "http://a.test/glossary/keyword-research/",
+        target_phrases("Keyword research", "", "", []),
+        {"keyword": 1.0, "research": 1.0},
+    )
+    for choice in place_anchor(src, target):
+        assert choice.anchor_text.lower() != "keyword research"
+    assert is_generic_anchor("Click here") and is_generic_anchor("read more")
+    assert not is_generic_anchor("content audit checklist")
+
+
+def test_no_fit_returns_nothing():
+    src = source()
+    target = TargetProfile(
+        "http://a.test/recipes/", [("Sourdough baking", "title")], {"sourdough": 1.0}
+    )
+    assert place_anchor(src, target) == []

@@ -1,0 +1,77 @@
+"""Candidate generation: semantic neighbours plus the pages a source names, with evidence."""
+
+import numpy as np
+
+from linkpipe.lib.links.anchors import SourceText
+from linkpipe.lib.links.candidates import SiteContext, SitePage, build_candidates
+from linkpipe.lib.vectors.ann import build_index
+
+TEXTS = {
+    "/a": "Install GDAL before the raster tools. The rest is about colour balance.",
+    "/b": "Raster tools need GDAL; see the GDAL page for builds.",
+    "/c": "Vector layers are read with GDAL as well.",
+    "/gdal": "GDAL is a translator library for raster and vector formats.",
+    "/d": "Colour balance tips for photographs.",
+}
+TITLES = {
+    "/a": "Raster tools",
+    "/b": "Builds",
+    "/c": "Vector layers",
+    "/gdal": "GDAL",
+    "/d": "Tips",
+}
+
+
+def _site() -> tuple[SiteContext, dict[str, SourceText]]:
+    pages = [SitePage(u, TITLES[u], "", "", t) for u, t in TEXTS.items()]
+    # /a is semantically close to /d only; /gdal is orthogonal to /a
+    vectors = np.array(
+        [[1, 0, 0], [0, 1, 0], [0, 1, 0], [0, 0, 1], [0.9, 0.436, 0]], dtype=np.float32
+    )
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    links = {"/b": {"/gdal"}, "/c": {"/gdal"}}
+    site = SiteContext(pages, vectors, links, {}, {"/gdal": ["GDAL"]})
+    text = TEXTS["/a"]
+    first_end = text.index(".") + 1
+    sentences = [(0, 0, first_end, "paragraph"), (0, first_end + 1, len(text), "paragraph")]
+    texts = {"/a": SourceText(text, sentences)}
+    return site, texts
+
+
+def test_a_named_page_is_a_candidate_with_its_link_probability_and_anchor() -> None:
+    site, texts = _site()
+    ann = build_index(site.vectors, [p.url for p in site.pages])
+    rows = build_candidates(site, ["/a"], texts, ann, k=1, k_lexical=0)
+    by_target = {r["target_url"]: r for r in rows}
+    assert sorted(by_target) == ["/d", "/gdal"]
+    semantic, named = by_target["/d"], by_target["/gdal"]
+    assert (semantic["semantic_rank"], semantic["mention_score"]) == (1, 0.0)
+    assert semantic["mention_phrase"] is None
+    # "GDAL" is in /a, /b and /c (not counting /gdal itself); /b and /c link it:
+    # (2 + 2 x 0.1) / (3 + 2) = 0.44
+    assert named["semantic_rank"] is None
+    assert named["semantic_sim"] == 0.0
+    assert (named["mention_score"], named["mention_phrase"]) == (0.44, "GDAL")
+    assert (named["mention_pages"], named["mention_links"]) == (3, 2)
+    # the one-word name is linked often enough on this site to be the anchor
+    assert (named["anchor_text"], named["anchor_start"], named["anchor_end"]) == ("GDAL", 8, 12)
+    assert named["anchor_source"] == "title" and named["title_match"] == 1.0
+    assert named["sentence"] == "Install GDAL before the raster tools."
+
+
+def test_names_below_the_probability_floor_bring_no_candidate() -> None:
+    site, texts = _site()
+    # nobody links GDAL: (0 + 2 x 0.1) / (3 + 2) = 0.04 < 0.05
+    site = SiteContext(site.pages, site.vectors, {}, {}, {"/gdal": ["GDAL"]})
+    ann = build_index(site.vectors, [p.url for p in site.pages])
+    rows = build_candidates(site, ["/a"], texts, ann, k=1, k_lexical=0)
+    assert [r["target_url"] for r in rows] == ["/d"]
+
+
+def test_a_named_page_already_linked_from_the_content_is_no_candidate() -> None:
+    site, texts = _site()
+    links = {"/a": {"/gdal"}, "/b": {"/gdal"}, "/c": {"/gdal"}}
+    site = SiteContext(site.pages, site.vectors, links, {}, {"/gdal": ["GDAL"]})
+    ann = build_index(site.vectors, [p.url for p in site.pages])
+    rows = build_candidates(site, ["/a"], texts, ann, k=1, k_lexical=0)
+    assert [r["target_url"] for r in rows] == ["/d"]

@@ -1,0 +1,79 @@
+"""Link-graph metrics against values computed by hand."""
+
+import pytest
+
+from linkpipe.lib.links.graph import build_link_graph, pagerank, resolve_map
+
+H = "http://g.test"
+
+
+def pg(path, **kw):
+    return {"url": H + path, "status": 200, "final_url": H + path, "canonical": "", **kw}
+
+
+def ln(s, t, position="content", nofollow=False, anchor="x"):
+    return {
+        "source_url": H + s,
+        "target_url": H + t,
+        "position": position,
+        "nofollow": nofollow,
+        "anchor_text": anchor,
+        "internal": True,
+    }
+
+
+def test_pagerank_two_node_cycle_and_star():
+    assert pagerank(2, [(0, 1), (1, 0)]) == pytest.approx([0.5, 0.5])
+    # star: 1 and 2 link to 0; 0 is dangling. By hand with d=0.85, n=3:
+    # r0 = 0.05 + 0.85*(r1 + r2 + r0/3), r1 = r2 = 0.05 + 0.85*r0/3
+    r = pagerank(3, [(1, 0), (2, 0)])
+    r0 = r[0]
+    r1 = 0.05 + 0.85 * r0 / 3
+    assert r[1] == pytest.approx(r1) and r[2] == pytest.approx(r1)
+    assert r.sum() == pytest.approx(1.0)
+
+
+def test_redirects_and_canonicals_resolve_to_their_targets():
+    pages = [
+        pg("/old/", status=301, final_url=H + "/new/"),
+        pg("/new/"),
+        pg("/print/", canonical=H + "/new/"),
+        pg("/loop/", status=301, final_url=H + "/loop/"),
+    ]
+    assert resolve_map(pages) == {H + "/old/": H + "/new/", H + "/print/": H + "/new/"}
+
+
+def test_counts_depth_orphans_and_nofollow():
+    pages = [
+        pg("/"),
+        pg("/a/"),
+        pg("/b/"),
+        pg("/c/"),
+        pg("/d/"),
+        pg("/orphan/", in_sitemap=True),
+        pg("/old-b/", status=301, final_url=H + "/b/"),
+    ]
+    links = [
+        ln("/", "/a/", "navigation"),
+        ln("/", "/old-b/"),
+        ln("/a/", "/b/"),
+        ln("/a/", "/b/"),
+        ln("/b/", "/c/"),
+        ln("/c/", "/d/", nofollow=True),
+        ln("/a/", "/", "header"),
+    ]
+    indexable = {H + p: True for p in ("/", "/a/", "/b/", "/c/", "/d/", "/orphan/")}
+    result = build_link_graph(pages, links, H + "/", indexable, deep_threshold=2)
+    m = {r["url"][len(H) :]: r for r in result.metrics}
+    assert m["/b/"]["content_inlinks"] == 3 and m["/b/"]["unique_content_inlinks"] == 2
+    assert m["/a/"]["nav_inlinks"] == 1 and m["/a/"]["content_inlinks"] == 0
+    assert m["/a/"]["content_outlinks"] == 2 and m["/a/"]["nav_outlinks"] == 1
+    assert [m[p]["click_depth"] for p in ("/", "/a/", "/b/", "/c/")] == [0, 1, 1, 2]
+    assert m["/d/"]["click_depth"] is None and m["/d/"]["is_deep"]  # only a nofollow link
+    assert m["/orphan/"]["is_orphan"] and m["/orphan/"]["in_sitemap"]
+    assert not m["/d/"]["is_orphan"] and not m["/"]["is_orphan"]
+    assert m["/c/"]["is_deep"] is False and m["/b/"]["is_deep"] is False
+    assert sum(r["pagerank"] for r in result.metrics) == pytest.approx(1.0)
+    assert m["/b/"]["pagerank"] > m["/orphan/"]["pagerank"]
+    edge = next(e for e in result.edges if e["target_url"] == H + "/old-b/")
+    assert edge["resolved_url"] == H + "/b/"

@@ -1,0 +1,51 @@
+"""FAISS index (exact and IVF) with measured recall; k-means clusters, bridges and gaps."""
+
+import numpy as np
+
+from linkpipe.lib.vectors.ann import build_index, deserialize, serialize
+from linkpipe.lib.vectors.clusters import cluster_pages
+
+
+def unit(rng, n, d):
+    x = rng.normal(size=(n, d)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_exact_index_finds_itself_and_round_trips():
+    rng = np.random.default_rng(1)
+    x = unit(rng, 200, 16)
+    urls = [f"u{i}" for i in range(200)]
+    ann = build_index(x, urls)
+    assert ann.kind == "flat_ip" and ann.recall_at_k == 1.0
+    sims, ids = ann.search(x[:3], 5)
+    assert list(ids[:, 0]) == [0, 1, 2]
+    again = deserialize(serialize(ann), urls, ann.kind, 1.0, 10, 0.0)
+    assert (again.search(x[:3], 5)[1] == ids).all()
+
+
+def test_ivf_index_measures_recall():
+    rng = np.random.default_rng(2)
+    x = unit(rng, 3000, 16)
+    ann = build_index(x, [str(i) for i in range(3000)], exact_threshold=1000, nprobe=16)
+    assert ann.kind.startswith("ivf_flat(")
+    assert 0.5 < ann.recall_at_k <= 1.0
+    restored = deserialize(serialize(ann), ann.urls, ann.kind, ann.recall_at_k, 10, 0.0)
+    assert (restored.search(x[:5], 3)[1] == ann.search(x[:5], 3)[1]).all()
+
+
+def test_clusters_bridges_and_gaps():
+    a, b = np.array([1, 0, 0], np.float32), np.array([0, 1, 0], np.float32)
+    mid = (a + b) / np.linalg.norm(a + b)
+    vecs = np.stack([a, a * 0.99 + 0.01 * b, a, b, b, b * 0.98 + 0.02 * a, mid])
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    urls = ["a1", "a2", "a3", "b1", "b2", "b3", "mid"]
+    titles = {u: ("alpha topic" if u.startswith("a") else "beta topic") for u in urls}
+    links = {("a1", "a2"), ("a2", "a3"), ("a3", "a1"), ("a1", "a3"), ("a2", "a1"), ("a3", "a2")}
+    rows, summary = cluster_pages(urls, vecs, titles, links, k=2, bridge_margin=0.15)
+    by = {r["url"]: r for r in rows}
+    assert by["a1"]["cluster_id"] == by["a2"]["cluster_id"] == by["a3"]["cluster_id"]
+    assert by["b1"]["cluster_id"] == by["b2"]["cluster_id"] != by["a1"]["cluster_id"]
+    assert by["mid"]["is_bridge"] and not by["a1"]["is_bridge"]
+    gaps = {s["cluster_id"]: s["is_gap"] for s in summary}
+    assert gaps[by["a1"]["cluster_id"]] is False  # fully linked inside
+    assert gaps[by["b1"]["cluster_id"]] is True  # no links inside

@@ -1,1 +1,0 @@
-UPDATE crawls SET start_url = ? WHERE crawl_id = ? AND coalesce(start_url, '') = '';
