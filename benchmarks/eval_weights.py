@@ -12,20 +12,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import tempfile
 from pathlib import Path
 
-from linkpipe.evaluation.harness import (
-    EVAL_SCORING,
-    PathMap,
-    evaluate_crawl,
-    load_crawl,
-    prepare_copy,
-    site_root_of,
-)
+from linkpipe.evaluation.harness import EVAL_SCORING, load_stored_eval, site_root_of
 from linkpipe.lib.links.scoring import ScoringConfig
-from linkpipe.lib.stages.common import fetch_dicts
-from linkpipe.lib.storage import open_db
 
 ZERO = {"w_semantic": 0.0, "w_lexical": 0.0, "w_title": 0.0, "w_mention": 0.0, "w_graph": 0.0}
 GRID: list[tuple[str, dict[str, float]]] = [
@@ -63,19 +53,14 @@ def main() -> None:
         root = site_root_of(site)
         db = Path(".linkpipe/eval") / f"{Path(site).name}.duckdb"
         for seed in args.seeds:
-            crawl_id = f"eval-s{seed}"
-            with open_db(db, read_only=True) as con:
-                start_url = fetch_dicts(con, "read/select_crawl_config", [crawl_id])[0]["start_url"]
-            with tempfile.TemporaryDirectory(prefix="linkpipe-weights-") as tmp:
-                removed, pages, linked = prepare_copy(root, Path(tmp) / "site", args.fraction, seed)
-            crawl, paths = load_crawl(db, crawl_id), PathMap(start_url, pages)
+            stored = load_stored_eval(root, db, seed, args.fraction)
             for label, weights in GRID:
                 config = ScoringConfig(
                     max_per_source=EVAL_SCORING.max_per_source,
                     max_per_target=EVAL_SCORING.max_per_target,
                     **weights,
                 )
-                metrics, _, _ = evaluate_crawl(crawl, paths, removed, linked, config)
+                metrics, _, _ = stored.evaluate(config)
                 m = metrics["linkpipe"]
                 results.setdefault(label, {}).setdefault(site, []).append(
                     (m["recall@10"], m["anchor_overlap"] or 0.0)

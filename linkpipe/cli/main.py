@@ -83,12 +83,10 @@ def run_pipeline(
 
 
 def _top_suggestions(db: Path, crawl_id: str, limit: int) -> list[dict]:
-    from linkpipe.lib.storage import load_sql, open_db
+    from linkpipe.lib.storage import fetch_dicts, open_db
 
     with open_db(db) as con:
-        cur = con.execute(load_sql("read/select_top_opportunities"), [crawl_id, limit])
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+        return fetch_dicts(con, "read/select_top_opportunities", [crawl_id, limit])
 
 
 def cmd_demo(args: argparse.Namespace) -> None:

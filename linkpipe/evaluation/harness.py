@@ -19,16 +19,16 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from linkpipe.evaluation import baselines
 from linkpipe.evaluation import link_removal as ev
 from linkpipe.lib.links.scoring import PageFacts, ScoringConfig, score_opportunities
-from linkpipe.lib.stages.common import fetch_dicts
 from linkpipe.lib.stages.link_opportunities import load_page_facts
 from linkpipe.lib.static_site import serve_site
-from linkpipe.lib.storage import open_db
+from linkpipe.lib.storage import crawl_row, fetch_dicts, open_db
 
 DEBIAN_SITES = {
     "gimp": ("gimp-help-en", Path("/usr/share/gimp/2.0/help/en")),
@@ -191,18 +191,34 @@ def prepare_copy(
     return removed, pages, ev.content_link_pairs(copy, pages)
 
 
-def evaluate_stored(
-    site_root: Path, db: Path, seed: int, fraction: float, config: ScoringConfig | None = None
-) -> tuple[dict[str, dict], list[dict[str, Any]], dict[str, int]]:
-    """Evaluate crawl ``eval-s<seed>`` already in ``db`` again (the removal is deterministic), e.g.
-    with another scoring config, without running the graph."""
+@dataclass
+class StoredEval:
+    """A seed's stored crawl and its ground truth, ready to be scored with any config."""
+
+    crawl: dict[str, Any]
+    paths: PathMap
+    removed: list[ev.RemovedLink]
+    html_linked: set[ev.Pair]
+
+    def evaluate(
+        self, config: ScoringConfig | None = None
+    ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
+        """:func:`evaluate_crawl` of this seed with ``config``."""
+        return evaluate_crawl(self.crawl, self.paths, self.removed, self.html_linked, config)
+
+
+def load_stored_eval(site_root: Path, db: Path, seed: int, fraction: float) -> StoredEval:
+    """Crawl ``eval-s<seed>`` already in ``db`` with its removal rebuilt (it is deterministic), to
+    evaluate again without running the graph, e.g. with other scoring weights."""
     crawl_id = f"eval-s{seed}"
     with open_db(db, read_only=True) as con:
-        start_url = fetch_dicts(con, "read/select_crawl_config", [crawl_id])[0]["start_url"]
+        row = crawl_row(con, crawl_id)
+    if row is None:
+        raise ValueError(f"{db} has no crawl {crawl_id!r}: run `linkpipe eval` first")
     with tempfile.TemporaryDirectory(prefix="linkpipe-eval-") as tmp:
         removed, pages, html_linked = prepare_copy(site_root, Path(tmp) / "site", fraction, seed)
     crawl = load_crawl(db, crawl_id)
-    return evaluate_crawl(crawl, PathMap(start_url, pages), removed, html_linked, config)
+    return StoredEval(crawl, PathMap(row["start_url"], pages), removed, html_linked)
 
 
 def run_seed(
@@ -241,7 +257,7 @@ def run_seed(
 
 def code_digest() -> str:
     """sha1 (12 hex) of linkpipe's Python and SQL sources: which code produced a report."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     digest = hashlib.sha1()
     for path in sorted([*package.rglob("*.py"), *(package.parent / "sql").rglob("*.sql")]):
         digest.update(path.relative_to(package.parent).as_posix().encode() + path.read_bytes())

@@ -1,4 +1,6 @@
-"""The one way to open the linkpipe DuckDB file and the one way to write a partition.
+"""The one owner of DuckDB idioms: open the file, load SQL, read rows, run a transaction, write a
+partition. Nothing else in linkpipe opens the database, begins a transaction or turns a cursor
+into rows.
 
 Every partition write is a single transaction: delete the partition's rows, insert the new ones,
 commit. A failure rolls back and leaves the previous rows intact; a re-run gives the same rows.
@@ -6,6 +8,7 @@ commit. A failure rolls back and leaves the previous rows intact; a re-run gives
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -42,8 +45,69 @@ class StorageError(RuntimeError):
 
 
 def load_sql(name: str) -> str:
-    """Text of ``sql/<name>.sql``."""
+    """Text of ``sql/<name>.sql``; ``name`` is ``schema/...``, ``read/select_...`` or
+    ``write/<verb>_...``."""
     return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
+
+
+def execute(con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] = ()) -> None:
+    """Run the statement of ``sql/<name>.sql`` with ``?`` parameters."""
+    con.execute(load_sql(name), list(params))
+
+
+def cursor_dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Every remaining row of an executed cursor as a dict keyed by column name."""
+    names = [d[0] for d in cur.description or []]
+    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def fetch_dicts(
+    con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] = ()
+) -> list[dict[str, Any]]:
+    """Rows of the query ``sql/<name>.sql`` as dicts keyed by column name."""
+    return cursor_dicts(con.execute(load_sql(name), list(params)))
+
+
+def iter_dicts(
+    con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] = (), batch: int = 500
+) -> Iterator[dict[str, Any]]:
+    """Rows of ``sql/<name>.sql`` streamed ``batch`` at a time (for tables too big to hold)."""
+    cur = con.execute(load_sql(name), list(params))
+    names = [d[0] for d in cur.description or []]
+    while chunk := cur.fetchmany(batch):
+        for row in chunk:
+            yield dict(zip(names, row, strict=True))
+
+
+def fetch_arrow(con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] = ()) -> pa.Table:
+    """Rows of ``sql/<name>.sql`` as one Arrow table (columnar, for site-wide reads)."""
+    return con.execute(load_sql(name), list(params)).fetch_arrow_table()
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """BEGIN ... COMMIT; any exception rolls back and propagates, leaving earlier rows intact."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
+def crawl_row(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, Any] | None:
+    """The registered row of a crawl (start URL, source, settings), None when unknown."""
+    rows = fetch_dicts(con, "read/select_crawl", [crawl_id])
+    return rows[0] if rows else None
+
+
+def stored_config(db_path: str | Path, crawl_id: str) -> dict[str, Any]:
+    """The settings stored with a crawl (``crawls.config_json``), {} when none."""
+    with open_db(db_path) as con:
+        row = crawl_row(con, crawl_id)
+    config: dict[str, Any] = json.loads(row["config_json"] or "{}") if row else {}
+    return config
 
 
 def connect(db_path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -64,8 +128,8 @@ def connect(db_path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConn
     except (OSError, duckdb.Error) as exc:
         raise StorageError(f"cannot open database {path} for writing: {_first_line(exc)}") from exc
     try:
-        con.execute(load_sql("schema/create_tables"))
-        con.execute(load_sql("schema/views"))
+        execute(con, "schema/create_tables")
+        execute(con, "schema/views")
     except duckdb.Error as exc:
         con.close()
         raise StorageError(f"cannot write database {path}: {_first_line(exc)}") from exc
@@ -124,16 +188,13 @@ def write_partition(
     batches, for data that does not fit in memory at once). Missing columns are NULL.
     """
     written: dict[str, int] = {}
-    con.execute("BEGIN TRANSACTION")
     try:
-        for table, rows in tables.items():
-            written[table] = _replace(con, table, crawl_id, rows, shard)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
+        with transaction(con):
+            for table, rows in tables.items():
+                written[table] = _replace(con, table, crawl_id, rows, shard)
+    finally:
         with suppress(duckdb.Error):
             con.unregister("_linkpipe_batch")
-        raise
     return written
 
 

@@ -74,6 +74,6 @@ def test_eval_run_on_the_demo_site(tmp_path, capsys):
         assert rank is None or 1 <= rank <= 10
     assert report["mean"]["linkpipe"]["recall@10"] == linkpipe["recall@10"]
     # the stored crawl evaluates again to the same figures (the removal is seeded)
-    metrics, pairs, counts = harness.evaluate_stored(DEMO_SITE, db, 0, 0.3)
+    metrics, pairs, counts = harness.load_stored_eval(DEMO_SITE, db, 0, 0.3).evaluate()
     assert json.loads(json.dumps(metrics)) == run["metrics"] and pairs == run["pairs"]
     assert counts["truth_pairs"] == run["truth_pairs"]

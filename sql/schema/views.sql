@@ -1,5 +1,7 @@
--- Analyst views. Each v_* view shows the latest crawl that has rows; *_all views show every crawl.
+-- Analyst views. Each v_* view shows the crawl of v_latest_crawl; *_all views show every crawl.
 
+-- "Latest crawl" is defined here and nowhere else: the newest crawl whose graph reached
+-- link_opportunities, so every view shows the same crawl and a crawl-only run changes none.
 CREATE OR REPLACE VIEW v_latest_crawl AS
 SELECT crawl_id FROM crawls
 WHERE crawl_id IN (SELECT DISTINCT crawl_id FROM link_opportunities)
@@ -29,33 +31,33 @@ SELECT crawl_id, url, reason, detail FROM indexable_pages WHERE NOT indexable;
 
 CREATE OR REPLACE VIEW v_excluded_pages AS
 SELECT url, reason, detail FROM v_excluded_pages_all
-WHERE crawl_id = (SELECT crawl_id FROM crawls ORDER BY created_at DESC, crawl_id DESC LIMIT 1)
+WHERE crawl_id = (SELECT crawl_id FROM v_latest_crawl)
 ORDER BY reason, url;
 
 CREATE OR REPLACE VIEW v_orphan_pages AS
 SELECT m.url, m.in_sitemap, m.pagerank, m.content_inlinks, m.nav_inlinks
 FROM page_link_metrics m
 WHERE m.is_orphan AND m.indexable
-  AND m.crawl_id = (SELECT crawl_id FROM crawls ORDER BY created_at DESC, crawl_id DESC LIMIT 1)
+  AND m.crawl_id = (SELECT crawl_id FROM v_latest_crawl)
 ORDER BY m.url;
 
 CREATE OR REPLACE VIEW v_page_metrics AS
 SELECT * FROM page_link_metrics
-WHERE crawl_id = (SELECT crawl_id FROM crawls ORDER BY created_at DESC, crawl_id DESC LIMIT 1);
+WHERE crawl_id = (SELECT crawl_id FROM v_latest_crawl);
 
 CREATE OR REPLACE VIEW v_cluster_gaps AS
 SELECT * FROM cluster_summary
-WHERE is_gap AND crawl_id = (SELECT crawl_id FROM crawls ORDER BY created_at DESC, crawl_id DESC LIMIT 1);
+WHERE is_gap AND crawl_id = (SELECT crawl_id FROM v_latest_crawl);
 
 CREATE OR REPLACE VIEW v_cannibalisation AS
 SELECT * FROM cannibalisation_pairs
-WHERE crawl_id = (SELECT crawl_id FROM crawls ORDER BY created_at DESC, crawl_id DESC LIMIT 1);
+WHERE crawl_id = (SELECT crawl_id FROM v_latest_crawl);
 
 CREATE OR REPLACE VIEW v_decisions AS
 -- Every decision, and whether an accepted link now exists in the latest crawl's content.
 SELECT d.*, d.decision = 'accepted' AND EXISTS (
     SELECT 1 FROM link_edges e
-    WHERE e.crawl_id = (SELECT crawl_id FROM crawls ORDER BY created_at DESC, crawl_id DESC LIMIT 1)
+    WHERE e.crawl_id = (SELECT crawl_id FROM v_latest_crawl)
       AND e.source_url = d.source_url AND e.resolved_url = d.target_url AND e.position = 'content'
 ) AS implemented
 FROM link_decisions d;

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linkpipe.lib.stages.common import StageResult, fetch_dicts
+from linkpipe.lib.stages.common import StageResult
 from linkpipe.lib.stages.page_embeddings import load_crawl_vectors
-from linkpipe.lib.storage import open_db, write_partition
+from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
 from linkpipe.lib.vectors.ann import AnnIndex, build_index, deserialize, serialize
 
 

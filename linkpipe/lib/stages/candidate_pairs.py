@@ -13,10 +13,10 @@ from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import SiteContext, SitePage, build_candidates
 from linkpipe.lib.links.semantic_anchors import encode_sources
 from linkpipe.lib.stages.ann_index import load_ann_index
-from linkpipe.lib.stages.common import StageResult, fetch_dicts, preview
+from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached, load_crawl_vectors
-from linkpipe.lib.storage import open_db, write_partition
+from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
 
 MAX_TEXT_CHARS = 20_000  # of each page's main text used for TF-IDF and mention counts
 

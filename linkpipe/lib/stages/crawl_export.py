@@ -15,8 +15,8 @@ from linkpipe.lib.crawl import CrawlConfig, CrawlError, run_crawl
 from linkpipe.lib.importers import read_screaming_frog, read_url_list, read_warc
 from linkpipe.lib.records import LinkRecord, PageRecord
 from linkpipe.lib.sharding import shard_of
-from linkpipe.lib.stages.common import StageResult, compress_html, decompress_html, fetch_dicts
-from linkpipe.lib.storage import load_sql, open_db, write_partition
+from linkpipe.lib.stages.common import StageResult, compress_html, decompress_html
+from linkpipe.lib.storage import crawl_row, fetch_dicts, load_sql, open_db, write_partition
 
 BATCH = 2_000
 
@@ -40,13 +40,13 @@ def register_crawl(
 def crawl_settings(db_path: str | Path, crawl_id: str) -> dict[str, Any]:
     """The registered row of a crawl partition; a clear error when it was never registered."""
     with open_db(db_path) as con:
-        rows = fetch_dicts(con, "read/select_crawl_config", [crawl_id])
-    if not rows:
+        row = crawl_row(con, crawl_id)
+    if row is None:
         raise CrawlError(
             f"crawl {crawl_id!r} is not registered: start it with `linkpipe run URL` or "
             "`linkpipe crawl URL`, which record its start URL and settings"
         )
-    return rows[0]
+    return row
 
 
 def _write_previous(db_path: str | Path, crawl_id: str, start_url: str, path: Path) -> int:

@@ -8,26 +8,14 @@ from typing import Any
 
 from linkpipe.lib.content.indexability import IndexabilityRules, classify_pages
 from linkpipe.lib.run_config import indexability_rules
-from linkpipe.lib.stages.common import (
-    StageResult,
-    decompress_html,
-    preview,
-    stored_config,
-)
-from linkpipe.lib.storage import load_sql, open_db, write_partition
+from linkpipe.lib.stages.common import StageResult, decompress_html, preview
+from linkpipe.lib.storage import iter_dicts, open_db, stored_config, write_partition
 
 
 def _pages_with_html(con: Any, crawl_id: str) -> Iterator[dict[str, Any]]:
-    cur = con.execute(load_sql("read/select_pages_for_indexability"), [crawl_id])
-    names = [d[0] for d in cur.description]
-    while True:
-        chunk = cur.fetchmany(500)
-        if not chunk:
-            return
-        for row in chunk:
-            page = dict(zip(names, row, strict=True))
-            page["html"] = decompress_html(page.pop("html_z"))
-            yield page
+    for page in iter_dicts(con, "read/select_pages_for_indexability", [crawl_id]):
+        page["html"] = decompress_html(page.pop("html_z"))
+        yield page
 
 
 def materialize_indexable_pages(

@@ -8,13 +8,8 @@ from typing import Any
 
 from linkpipe.lib.links.graph import build_link_graph
 from linkpipe.lib.run_config import deep_threshold
-from linkpipe.lib.stages.common import (
-    StageResult,
-    fetch_dicts,
-    preview,
-    stored_config,
-)
-from linkpipe.lib.storage import open_db, write_partition
+from linkpipe.lib.stages.common import StageResult, preview
+from linkpipe.lib.storage import crawl_row, fetch_dicts, open_db, stored_config, write_partition
 from linkpipe.lib.text.lexical import is_generic_anchor
 
 
@@ -26,8 +21,8 @@ def materialize_link_graph(
     with open_db(db_path) as con:
         pages = fetch_dicts(con, "read/select_pages_for_graph", [crawl_id])
         links = fetch_dicts(con, "read/select_links_for_graph", [crawl_id])
-        start = fetch_dicts(con, "read/select_crawl_config", [crawl_id])
-    start_url = start[0]["start_url"] if start else (pages[0]["url"] if pages else "")
+        crawl = crawl_row(con, crawl_id)
+    start_url = crawl["start_url"] if crawl else (pages[0]["url"] if pages else "")
     indexable = {p["url"]: bool(p["indexable"]) for p in pages}
     graph = build_link_graph(pages, links, start_url, indexable, deep)
     with open_db(db_path) as con:

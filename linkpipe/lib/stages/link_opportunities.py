@@ -7,8 +7,8 @@ from typing import Any
 
 from linkpipe.lib.links.scoring import PageFacts, ScoringConfig, score_opportunities
 from linkpipe.lib.run_config import scoring_config
-from linkpipe.lib.stages.common import StageResult, fetch_dicts, preview, stored_config
-from linkpipe.lib.storage import open_db, write_partition
+from linkpipe.lib.stages.common import StageResult, preview
+from linkpipe.lib.storage import fetch_dicts, open_db, stored_config, write_partition
 from linkpipe.lib.value.signals import BusinessValue, load_business_values
 
 

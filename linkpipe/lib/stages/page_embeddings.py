@@ -10,8 +10,15 @@ import pyarrow as pa
 
 from linkpipe.lib import progress
 from linkpipe.lib.sharding import text_hash
-from linkpipe.lib.stages.common import StageResult, fetch_dicts
-from linkpipe.lib.storage import load_sql, open_db, write_partition
+from linkpipe.lib.stages.common import StageResult
+from linkpipe.lib.storage import (
+    execute,
+    fetch_dicts,
+    load_sql,
+    open_db,
+    transaction,
+    write_partition,
+)
 from linkpipe.lib.vectors.embedding import Embedder, make_embedder
 
 
@@ -52,10 +59,11 @@ def embed_cached(
                     }
                 ),
             )
-            con.execute("BEGIN TRANSACTION")
-            con.execute(load_sql("write/insert_embedding_cache"))
-            con.execute("COMMIT")
-            con.unregister("_linkpipe_new_vectors")
+            try:
+                with transaction(con):
+                    execute(con, "write/insert_embedding_cache")
+            finally:
+                con.unregister("_linkpipe_new_vectors")
         cached.update(new)
     dim = embedder.dim
     matrix = np.stack([cached[h] for h in hashes]) if texts else np.zeros((0, dim), np.float32)

@@ -14,8 +14,8 @@ from linkpipe.lib.content.summaries import (
     slug_words,
 )
 from linkpipe.lib.sharding import text_hash
-from linkpipe.lib.stages.common import StageResult, decompress_html, fetch_dicts, preview
-from linkpipe.lib.storage import open_db, write_partition
+from linkpipe.lib.stages.common import StageResult, decompress_html, preview
+from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
 from linkpipe.lib.urls import normalize_url
 
 

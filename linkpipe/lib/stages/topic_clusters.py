@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linkpipe.lib.stages.common import StageResult, fetch_dicts, preview
+from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.stages.page_embeddings import load_crawl_vectors
-from linkpipe.lib.storage import open_db, write_partition
+from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
 from linkpipe.lib.vectors.clusters import cluster_pages
 
 
@@ -15,7 +15,10 @@ def materialize_topic_clusters(db_path: str | Path, crawl_id: str) -> StageResul
     """Cluster the crawl's pages and flag bridges and loosely linked clusters."""
     urls, matrix = load_crawl_vectors(db_path, crawl_id)
     with open_db(db_path) as con:
-        titles = {r["url"]: r["title"] or "" for r in fetch_dicts(con, "read/select_page_titles", [crawl_id])}
+        titles = {
+            r["url"]: r["title"] or ""
+            for r in fetch_dicts(con, "read/select_page_titles", [crawl_id])
+        }
         content, _, _ = load_existing_links(con, crawl_id)
     pairs = {(s, t) for s, ts in content.items() for t in ts}
     rows, summary = cluster_pages(urls, matrix, titles, pairs)

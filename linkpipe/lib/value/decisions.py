@@ -139,28 +139,9 @@ def read_decisions_csv(path: Path) -> list[Decision]:
 
 def save_decisions(db_path: str | Path, decisions: list[Decision], crawl_id: str | None) -> int:
     """Upsert decisions in one transaction (all or nothing); return how many were written."""
-    from linkpipe.lib.storage import load_sql, open_db
+    from linkpipe.lib.storage import execute, open_db, transaction
 
-    sql = load_sql("write/upsert_decision")
-    with open_db(db_path) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            for d in decisions:
-                r = d.as_row()
-                con.execute(
-                    sql,
-                    [
-                        r["source_url"],
-                        r["target_url"],
-                        r["decision"],
-                        r["decided_by"],
-                        r["decided_at"],
-                        r["note"],
-                        crawl_id,
-                    ],
-                )
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+    with open_db(db_path) as con, transaction(con):
+        for d in decisions:
+            execute(con, "write/upsert_decision", [*d.as_row().values(), crawl_id])
     return len(decisions)

@@ -163,40 +163,19 @@ def business_values(signals: dict[str, PageSignals]) -> dict[str, BusinessValue]
 
 def save_signals(db_path: str | Path, kind: str, signals: list[PageSignals], source: str) -> int:
     """Replace every imported row of ``kind`` in one transaction."""
-    from linkpipe.lib.storage import load_sql, open_db
+    from linkpipe.lib.storage import execute, open_db, transaction
 
-    insert = load_sql("write/insert_signal")
-    with open_db(db_path) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(load_sql("write/delete_signals_of_kind"), [kind])
-            for s in signals:
-                con.execute(
-                    insert,
-                    [
-                        kind,
-                        s.url,
-                        s.clicks,
-                        s.impressions,
-                        s.position,
-                        s.conversions,
-                        s.backlinks,
-                        s.priority,
-                        source,
-                    ],
-                )
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+    with open_db(db_path) as con, transaction(con):
+        execute(con, "write/delete_signals_of_kind", [kind])
+        for s in signals:
+            row = [s.url, s.clicks, s.impressions, s.position, s.conversions, s.backlinks]
+            execute(con, "write/insert_signal", [kind, *row, s.priority, source])
     return len(signals)
 
 
 def load_business_values(con: Any, crawl_urls: list[str]) -> dict[str, BusinessValue]:
     """Business values of the crawl's pages from every imported signal."""
-    from linkpipe.lib.storage import load_sql
+    from linkpipe.lib.storage import fetch_dicts
 
-    cur = con.execute(load_sql("read/select_all_signals"))
-    names = [d[0] for d in cur.description]
-    signals = [PageSignals(**dict(zip(names, r, strict=True))) for r in cur.fetchall()]
+    signals = [PageSignals(**row) for row in fetch_dicts(con, "read/select_all_signals")]
     return business_values(match_urls(signals, crawl_urls)) if signals else {}
