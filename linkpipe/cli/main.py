@@ -151,8 +151,7 @@ def cmd_crawl(args: argparse.Namespace) -> None:
 
 def cmd_import(args: argparse.Namespace) -> None:
     from linkpipe.cli.output import console
-    from linkpipe.lib.importers import read_screaming_frog, read_url_list, read_warc
-    from linkpipe.lib.stages.crawl_export import detect_import_kind
+    from linkpipe.lib.importers import FILE_IMPORTERS, detect_import_kind, read_url_list
 
     path = Path(args.path).resolve()
     if not path.exists():
@@ -160,9 +159,8 @@ def cmd_import(args: argparse.Namespace) -> None:
     kind = detect_import_kind(path) if args.kind == "auto" else args.kind
     # Read once before registering anything: a malformed file names file, line and column
     # and leaves the database untouched.
-    readers = {"screaming_frog": read_screaming_frog, "warc": read_warc}
-    if kind in readers:
-        imported = readers[kind](path)
+    if kind in FILE_IMPORTERS:
+        imported = FILE_IMPORTERS[kind](path)
         start_url = imported.start_url
         for warning in imported.warnings[:10]:
             console.print(f"warning: {warning}")
@@ -215,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     from linkpipe.cli.eval import add_eval_parser
     from linkpipe.cli.review import add_review_parser
     from linkpipe.cli.signals import add_signals_parser
+    from linkpipe.lib.importers import IMPORT_KINDS
     from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
 
     parser = argparse.ArgumentParser(prog="linkpipe", description=__doc__)
@@ -250,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path")
     p.add_argument("--db", required=True)
     p.add_argument("--crawl-id")
-    p.add_argument("--kind", choices=["auto", "screaming_frog", "warc", "url_list"], default="auto")
+    p.add_argument("--kind", choices=["auto", *IMPORT_KINDS], default="auto")
     p.add_argument("--no-graph", action="store_true", help="stop after the link graph")
     p.add_argument("--config", help=CONFIG_HELP)
     p.add_argument(

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from linkpipe.lib import progress
 from linkpipe.lib.crawl import CrawlConfig, CrawlError, run_crawl
-from linkpipe.lib.importers import read_screaming_frog, read_url_list, read_warc
+from linkpipe.lib.importers import FILE_IMPORTERS, read_url_list
 from linkpipe.lib.records import LinkRecord, PageRecord
 from linkpipe.lib.sharding import shard_of
 from linkpipe.lib.stages.common import StageResult, compress_html, decompress_html
@@ -100,7 +100,7 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
     """Crawl the registered start URL (or read the registered import) and replace the crawl's
     pages and links in one transaction."""
     settings = crawl_settings(db_path, crawl_id)
-    if settings["source"] in IMPORTERS:
+    if settings["source"] in FILE_IMPORTERS:
         return _materialize_import(db_path, crawl_id, n_shards, settings)
     config = CrawlConfig.from_dict(
         {**json.loads(settings["config_json"] or "{}"), "start_url": settings["start_url"]}
@@ -138,14 +138,11 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
     )
 
 
-IMPORTERS = {"screaming_frog": read_screaming_frog, "warc": read_warc}
-
-
 def _materialize_import(
     db_path: str | Path, crawl_id: str, n_shards: int, settings: dict[str, Any]
 ) -> StageResult:
     """Read a Screaming Frog folder or a WARC file; a malformed file writes nothing."""
-    imported = IMPORTERS[settings["source"]](Path(settings["source_path"]))
+    imported = FILE_IMPORTERS[settings["source"]](Path(settings["source_path"]))
     with open_db(db_path) as con:
         rows = write_partition(
             con,
@@ -159,16 +156,6 @@ def _materialize_import(
         {"url": p.url, "status": p.status, "title": p.title} for p in imported.pages[:5]
     ]
     return StageResult(rows, pages_preview, {"warnings": imported.warnings[:50]})
-
-
-def detect_import_kind(path: Path) -> str:
-    """screaming_frog (a folder with internal_all.csv), warc (*.warc[.gz]) or url_list."""
-    if path.is_dir():
-        return "screaming_frog"
-    name = path.name.lower()
-    if name.endswith((".warc", ".warc.gz", ".arc.gz")):
-        return "warc"
-    return "url_list"
 
 
 def latest_crawler_settings(db_path: str | Path) -> dict[str, Any] | None:
