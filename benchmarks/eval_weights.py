@@ -14,7 +14,8 @@ import argparse
 import statistics
 from pathlib import Path
 
-from linkpipe.evaluation.harness import EVAL_SCORING, load_stored_eval, site_root_of
+from linkpipe.evaluation.crawl_eval import EVAL_SCORING
+from linkpipe.evaluation.harness import load_stored_eval, site_root_of
 from linkpipe.lib.links.scoring import ScoringConfig
 
 ZERO = {"w_semantic": 0.0, "w_lexical": 0.0, "w_title": 0.0, "w_mention": 0.0, "w_graph": 0.0}

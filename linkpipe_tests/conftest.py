@@ -19,3 +19,12 @@ def demo_expectations() -> dict:
 def demo_site():
     with serve_site(DEMO_SITE) as site:
         yield site
+
+
+@pytest.fixture(scope="session")
+def fake_model() -> str:
+    """The hashing embedder's model name: deterministic vectors and nothing to load.
+
+    For tests that run the graph but assert nothing about suggestion quality.
+    """
+    return "hashing-64"

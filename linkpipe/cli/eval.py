@@ -3,26 +3,28 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from linkpipe.cli import options
+
+if TYPE_CHECKING:
+    from linkpipe.cli.options import Subparsers
 
 EVAL_DIR = Path(".linkpipe") / "eval"
 
 
-def _site_name(site: str) -> str:
-    return Path(site.rstrip("/")).name or "site"
-
-
 def cmd_eval(args: argparse.Namespace) -> None:
-    from linkpipe.cli.output import ProgressPrinter
+    """Run every seed on a copy of the site and print the report table."""
+    from linkpipe.cli.output import err_console
+    from linkpipe.cli.progress import ProgressDisplay
     from linkpipe.evaluation import harness
-    from linkpipe.lib import progress
 
     root = harness.site_root_of(args.site_root)
-    name = args.site_root if args.site_root in harness.DEBIAN_SITES else _site_name(str(root))
+    is_debian = args.site_root in harness.DEBIAN_SITES
+    name = args.site_root if is_debian else Path(str(root).rstrip("/")).name or "site"
     db = Path(args.db) if args.db else EVAL_DIR / f"{name}.duckdb"
-    progress.set_reporter(ProgressPrinter())
-    try:
+    with ProgressDisplay(err_console) as display:
         report = harness.run_eval(
             root,
             args.seeds,
@@ -31,16 +33,13 @@ def cmd_eval(args: argparse.Namespace) -> None:
             args.model,
             max_pages=args.max_pages,
             json_path=Path(args.json) if args.json else None,
+            log=display.log,
         )
-    finally:
-        progress.set_reporter(None)
     print(harness.format_report(report))
 
 
-def add_eval_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_eval_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     """Add the ``eval`` subcommand to the ``linkpipe`` parser."""
-    from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
-
     p = subparsers.add_parser(
         "eval",
         help="remove links from a copy of a static site and measure how many linkpipe recovers",
@@ -56,15 +55,20 @@ def add_eval_parser(subparsers: argparse._SubParsersAction) -> argparse.Argument
         help="folder of a static HTML site, or 'gimp' / 'django' (Debian packages, installed "
         "when missing)",
     )
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    p.add_argument("--fraction", type=float, default=0.2, help="share of linked pairs removed")
-    p.add_argument("--db", help="DuckDB file (default .linkpipe/eval/<site>.duckdb)")
-    p.add_argument("--max-pages", type=int, default=10_000)
     p.add_argument(
-        "--model",
-        default=os.environ.get("LINKPIPE_MODEL", DEFAULT_MODEL),
-        help="sentence-transformers model name or path (default: the bundled MiniLM)",
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[0, 1, 2],
+        metavar="SEED",
+        help="one run per seed of the link removal (default: 0 1 2)",
     )
-    p.add_argument("--json", metavar="PATH", help="JSON report (default beside the database)")
+    p.add_argument(
+        "--fraction", type=float, default=0.2, help="share of linked pairs removed (default: 0.2)"
+    )
+    options.add_optional_db(p, ".linkpipe/eval/<site>.duckdb")
+    options.add_max_pages(p, default=10_000)
+    options.add_model(p)
+    p.add_argument("--json", metavar="PATH", help="JSON report (default: beside the database)")
     p.set_defaults(func=cmd_eval)
     return p

@@ -1,9 +1,9 @@
-"""Terminal output of the CLI: progress lines and the suggestions table."""
+"""Terminal output of the CLI: the suggestions table and query results."""
 
 from __future__ import annotations
 
 import sys
-import time
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -13,37 +13,6 @@ from rich.table import Table
 
 console = Console(stderr=False, width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
-
-
-class ProgressPrinter:
-    """Receives (stage, done, total) reports and draws one updating line per stage."""
-
-    def __init__(self) -> None:
-        self._last: dict[str, float] = {}
-        self._tty = sys.stderr.isatty()
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        """``total`` is the number still queued for the crawl, the whole count otherwise."""
-        now = time.monotonic()
-        finished = total == 0 if stage == "crawl" else done >= total
-        if not finished and now - self._last.get(stage, 0.0) < (0.2 if self._tty else 2.0):
-            return
-        self._last[stage] = now
-        if stage == "crawl":
-            text = f"  crawl: {done} pages fetched, {total} queued"
-        else:
-            text = f"  {stage}: {done}/{total}"
-        if self._tty:
-            sys.stderr.write("\r\033[K" + text + ("\n" if finished else ""))
-        else:
-            sys.stderr.write(text + "\n")
-        sys.stderr.flush()
-
-    def step(self, label: str) -> None:
-        """Announce a new step of the graph."""
-        if self._tty:
-            sys.stderr.write("\r\033[K")
-        err_console.print(f"[bold]>[/bold] {label}")
 
 
 def short_url(url: str) -> str:
@@ -89,7 +58,7 @@ def print_suggestions(rows: list[dict[str, Any]], title: str) -> None:
     console.print(table)
 
 
-def print_rows(columns: list[str], rows: list[tuple], fmt: str) -> None:
+def print_rows(columns: list[str], rows: Sequence[tuple[Any, ...]], fmt: str) -> None:
     """Query results as a table, CSV or TSV."""
     if fmt in ("csv", "tsv"):
         import csv

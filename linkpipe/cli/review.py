@@ -7,39 +7,45 @@ import csv
 import sys
 from contextlib import nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from linkpipe.cli import options
+
+if TYPE_CHECKING:
+    from linkpipe.cli.options import Subparsers
 
 
-def add_review_parser(sub: argparse._SubParsersAction) -> None:
+def add_review_parser(sub: Subparsers) -> None:
     """Register the ``review`` subcommand and its actions."""
     review = sub.add_parser("review", help="record editors' decisions on suggestions")
     actions = review.add_subparsers(dest="review_command", required=True)
 
     p = actions.add_parser("import", help="read decisions from a CSV editors filled in")
-    p.add_argument("file")
-    p.add_argument("--db", required=True)
+    p.add_argument("file", metavar="FILE", help="CSV as written by `review export`, filled in")
+    options.add_db(p)
     p.set_defaults(func=cmd_review_import)
 
     p = actions.add_parser("set", help="record one decision")
-    p.add_argument("source_url")
-    p.add_argument("target_url")
-    p.add_argument("decision", choices=["accepted", "rejected", "deferred"])
-    p.add_argument("--db", required=True)
+    p.add_argument("source_url", metavar="SOURCE", help="URL of the page the link would be on")
+    p.add_argument("target_url", metavar="TARGET", help="URL the link would point to")
+    p.add_argument("decision", choices=["accepted", "rejected", "deferred"], help="the decision")
+    options.add_db(p)
     p.add_argument("--by", default="", help="who decided")
-    p.add_argument("--note", default="")
+    p.add_argument("--note", default="", help="a free-text note kept with the decision")
     p.set_defaults(func=cmd_review_set)
 
     p = actions.add_parser("export", help="write the latest suggestions as a CSV to review")
-    p.add_argument("file", help="output CSV path, or - for standard output")
-    p.add_argument("--db", required=True)
+    p.add_argument("file", metavar="FILE", help="output CSV path, or - for standard output")
+    options.add_db(p)
     p.set_defaults(func=cmd_review_export)
 
 
 def _latest_crawl(db: Path) -> str | None:
-    from linkpipe.lib.storage import open_db
+    from linkpipe.lib.storage import fetch_dicts, open_db
 
     with open_db(db) as con:
-        row = con.execute("SELECT crawl_id FROM v_latest_crawl").fetchone()
-    return row[0] if row else None
+        rows = fetch_dicts(con, "read/select_latest_crawl")
+    return str(rows[0]["crawl_id"]) if rows else None
 
 
 def cmd_review_import(args: argparse.Namespace) -> None:

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from linkpipe.cli import options
+
+if TYPE_CHECKING:
+    from linkpipe.cli.options import Subparsers
 
 
-def add_signals_parser(sub: argparse._SubParsersAction) -> None:
+def add_signals_parser(sub: Subparsers) -> None:
     """Register the ``signals`` subcommand."""
     signals = sub.add_parser("signals", help="import business-value signals from CSV exports")
     actions = signals.add_subparsers(dest="signals_command", required=True)
     p = actions.add_parser("import", help="replace the signals of one kind from a CSV")
-    p.add_argument("file")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="CSV export (Search Console, analytics, backlinks or a priority list)",
+    )
     p.add_argument(
         "--kind",
         required=True,
@@ -19,7 +29,7 @@ def add_signals_parser(sub: argparse._SubParsersAction) -> None:
         help="gsc: clicks, impressions, position; analytics: conversions; "
         "backlinks: referring domains; priority: a list of priority pages",
     )
-    p.add_argument("--db", required=True)
+    options.add_db(p)
     p.set_defaults(func=cmd_signals_import)
 
 

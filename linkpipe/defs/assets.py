@@ -1,5 +1,7 @@
 """The asset graph of the design, wired to the stage functions of linkpipe.lib.stages."""
 
+from collections.abc import Callable
+
 import dagster as dg
 
 from linkpipe.defs.partitions import (
@@ -23,8 +25,37 @@ from linkpipe.lib.stages.page_summaries import materialize_page_summaries
 from linkpipe.lib.stages.topic_clusters import materialize_topic_clusters
 from linkpipe.lib.storage import publish_copy
 
+GROUP = "linkpipe"
+# Everything after crawl_export follows it automatically when the daemon runs (nightly refresh).
+EAGER = dg.AutomationCondition.eager()
+Dep = dg.AssetsDefinition | dg.AssetDep
+AssetDecorator = Callable[[Callable[..., dg.MaterializeResult[None]]], dg.AssetsDefinition]
 
-def _output(result: StageResult) -> dg.MaterializeResult:
+
+def site_asset(*deps: Dep, eager: bool = True) -> AssetDecorator:
+    """A site-level asset: one partition per crawl, written by one process at a time."""
+    return dg.asset(
+        deps=deps,
+        partitions_def=crawl_partitions,
+        pool=WRITER_POOL,
+        group_name=GROUP,
+        automation_condition=EAGER if eager else None,
+    )
+
+
+def page_asset(*deps: Dep) -> AssetDecorator:
+    """A page-level asset: one partition per crawl and URL-hash shard."""
+    return dg.asset(
+        deps=deps,
+        partitions_def=page_partitions,
+        pool=WRITER_POOL,
+        group_name=GROUP,
+        automation_condition=EAGER,
+    )
+
+
+def _output(result: StageResult) -> dg.MaterializeResult[None]:
+    """Dagster metadata of a stage result: rows per table, a Markdown preview, extras."""
     meta: dict[str, dg.MetadataValue] = {
         f"rows_{table}": dg.MetadataValue.int(n) for table, n in result.rows.items()
     }
@@ -39,83 +70,91 @@ def _output(result: StageResult) -> dg.MaterializeResult:
     return dg.MaterializeResult(metadata=meta)
 
 
-SITE = {"partitions_def": crawl_partitions, "pool": WRITER_POOL, "group_name": "linkpipe"}
-PAGE = {"partitions_def": page_partitions, "pool": WRITER_POOL, "group_name": "linkpipe"}
-# Everything after crawl_export follows it automatically when the daemon runs (nightly refresh).
-EAGER = {"automation_condition": dg.AutomationCondition.eager()}
-
-
-@dg.asset(**SITE)
-def crawl_export(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
+@site_asset(eager=False)
+def crawl_export(
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+) -> dg.MaterializeResult[None]:
     """One row per fetched URL and one per link, from the built-in Scrapy crawler."""
     return _output(
         materialize_crawl_export(settings.db_path, context.partition_key, DEFAULT_SHARDS)
     )
 
 
-@dg.asset(deps=[crawl_export], **SITE, **EAGER)
-def indexable_pages(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
+@site_asset(crawl_export)
+def indexable_pages(
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+) -> dg.MaterializeResult[None]:
     """Which URLs take part; every excluded URL keeps its reason."""
     return _output(materialize_indexable_pages(settings.db_path, context.partition_key))
 
 
-@dg.asset(deps=[crawl_export, indexable_pages], **SITE, **EAGER)
-def link_graph(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
+@site_asset(crawl_export, indexable_pages)
+def link_graph(
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+) -> dg.MaterializeResult[None]:
     """Existing links resolved, in/out counts, click depth, PageRank, orphans."""
     return _output(materialize_link_graph(settings.db_path, context.partition_key))
 
 
-@dg.asset(deps=[dg.AssetDep(indexable_pages, partition_mapping=by_crawl)], **PAGE, **EAGER)
-def page_summaries(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
+@page_asset(dg.AssetDep(indexable_pages, partition_mapping=by_crawl))
+def page_summaries(
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+) -> dg.MaterializeResult[None]:
     """Main content (trafilatura), sentences with offsets, compact summaries."""
     crawl_id, shard = crawl_and_shard(context)
     return _output(materialize_page_summaries(settings.db_path, crawl_id, shard))
 
 
-@dg.asset(deps=[page_summaries], **PAGE, **EAGER)
-def page_embeddings(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
+@page_asset(page_summaries)
+def page_embeddings(
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+) -> dg.MaterializeResult[None]:
     """One vector per page, cached by (summary hash, model id)."""
     crawl_id, shard = crawl_and_shard(context)
     return _output(materialize_page_embeddings(settings.db_path, crawl_id, shard, settings.model))
 
 
-@dg.asset(deps=[dg.AssetDep(page_embeddings, partition_mapping=by_crawl)], **SITE, **EAGER)
-def ann_index(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
+@site_asset(dg.AssetDep(page_embeddings, partition_mapping=by_crawl))
+def ann_index(
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+) -> dg.MaterializeResult[None]:
     """FAISS index over the crawl's embeddings, with measured recall."""
     return _output(materialize_ann_index(settings.db_path, context.partition_key, settings.model))
 
 
-@dg.asset(
-    deps=[
-        page_embeddings,
-        dg.AssetDep(ann_index, partition_mapping=by_crawl),
-        dg.AssetDep(link_graph, partition_mapping=by_crawl),
-    ],
-    **PAGE,
-    **EAGER,
+@page_asset(
+    page_embeddings,
+    dg.AssetDep(ann_index, partition_mapping=by_crawl),
+    dg.AssetDep(link_graph, partition_mapping=by_crawl),
 )
-def candidate_pairs(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
+def candidate_pairs(
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+) -> dg.MaterializeResult[None]:
     """Top semantic neighbours plus lexical mentions, with signals and anchors."""
     crawl_id, shard = crawl_and_shard(context)
     return _output(materialize_candidate_pairs(settings.db_path, crawl_id, shard, settings.model))
 
 
-@dg.asset(
-    deps=[dg.AssetDep(candidate_pairs, partition_mapping=by_crawl), link_graph], **SITE, **EAGER
-)
-def link_opportunities(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
+@site_asset(dg.AssetDep(candidate_pairs, partition_mapping=by_crawl), link_graph)
+def link_opportunities(
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+) -> dg.MaterializeResult[None]:
     """Filtered, scored and capped suggestions with anchor, sentence, offsets and reason."""
     return _output(materialize_link_opportunities(settings.db_path, context.partition_key))
 
 
-@dg.asset(deps=[ann_index, link_graph], **SITE, **EAGER)
-def topic_clusters(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
+@site_asset(ann_index, link_graph)
+def topic_clusters(
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+) -> dg.MaterializeResult[None]:
     """Topic clusters, bridge pages and loosely linked clusters (gaps)."""
     return _output(materialize_topic_clusters(settings.db_path, context.partition_key))
 
 
-@dg.asset(deps=[link_opportunities, topic_clusters], **SITE, **EAGER)
-def published_snapshot(context: dg.AssetExecutionContext, settings: LinkpipeSettings):
+@site_asset(link_opportunities, topic_clusters)
+def published_snapshot(
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+) -> dg.MaterializeResult[None]:
     """A read-only copy of the database for analysts, replaced atomically after each run."""
     path = publish_copy(settings.db_path)
     return dg.MaterializeResult(metadata={"path": str(path), "bytes": path.stat().st_size})

@@ -10,19 +10,21 @@ import json
 import dagster as dg
 
 from linkpipe.defs.assets import crawl_export
-from linkpipe.defs.partitions import crawl_partitions
+from linkpipe.defs.partitions import CRAWLS, crawl_partitions
 from linkpipe.defs.resources import LinkpipeSettings
 from linkpipe.lib.stages.crawl_export import latest_crawler_settings, register_crawl
 
 
 @dg.sensor(minimum_interval_seconds=24 * 3600, default_status=dg.DefaultSensorStatus.STOPPED)
-def nightly_recrawl(context: dg.SensorEvaluationContext, settings: LinkpipeSettings):
+def nightly_recrawl(
+    context: dg.SensorEvaluationContext, settings: LinkpipeSettings
+) -> dg.SensorResult | dg.SkipReason:
     """Register today's crawl of the last crawled site and request its crawl_export."""
     latest = latest_crawler_settings(settings.db_path)
     if latest is None:
         return dg.SkipReason("no crawl registered yet: run `linkpipe run URL` once")
     crawl_id = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
-    if context.instance.has_dynamic_partition(crawl_partitions.name, crawl_id):
+    if context.instance.has_dynamic_partition(CRAWLS, crawl_id):
         return dg.SkipReason(f"crawl {crawl_id} already exists")
     register_crawl(
         settings.db_path,

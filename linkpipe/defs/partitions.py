@@ -8,7 +8,8 @@ import dagster as dg
 
 from linkpipe.lib.sharding import DEFAULT_SHARDS
 
-crawl_partitions = dg.DynamicPartitionsDefinition(name="crawls")
+CRAWLS = "crawls"  # name of the dynamic partitions definition: one partition per crawl id
+crawl_partitions = dg.DynamicPartitionsDefinition(name=CRAWLS)
 shard_partitions = dg.StaticPartitionsDefinition([str(i) for i in range(DEFAULT_SHARDS)])
 page_partitions = dg.MultiPartitionsDefinition(
     {"crawl": crawl_partitions, "shard": shard_partitions}
@@ -22,12 +23,10 @@ with warnings.catch_warnings():  # beta in Dagster 1.13, the documented way for 
 WRITER_POOL = "linkpipe_duckdb_writer"  # size 1: DuckDB allows one writing process
 
 
-def crawl_key(context: dg.AssetExecutionContext) -> str:
-    """The crawl id of a site-level asset's partition."""
-    return context.partition_key
-
-
 def crawl_and_shard(context: dg.AssetExecutionContext) -> tuple[str, int]:
     """(crawl id, shard) of a page-level asset's partition."""
-    keys = context.partition_key.keys_by_dimension  # type: ignore[union-attr]
+    key = context.partition_key
+    if not isinstance(key, dg.MultiPartitionKey):
+        key = page_partitions.get_partition_key_from_str(key)
+    keys = key.keys_by_dimension
     return keys["crawl"], int(keys["shard"])

@@ -11,7 +11,7 @@ from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
 DEFAULT_DB = os.path.join(".linkpipe", "linkpipe.duckdb")
 
 
-class LinkpipeSettings(dg.ConfigurableResource):
+class LinkpipeSettings(dg.ConfigurableResource["LinkpipeSettings"]):
     """Database file and model; set with LINKPIPE_DB and LINKPIPE_MODEL or in code."""
 
     db_path: str = DEFAULT_DB

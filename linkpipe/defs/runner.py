@@ -8,12 +8,13 @@ recorded in the instance under DAGSTER_HOME, so the UI shows the same materializ
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import dagster as dg
 
 from linkpipe.defs import assets as A
-from linkpipe.defs.partitions import crawl_partitions
+from linkpipe.defs.partitions import CRAWLS
 from linkpipe.defs.resources import LinkpipeSettings
 from linkpipe.lib.sharding import DEFAULT_SHARDS
 
@@ -29,7 +30,8 @@ concurrency:
 """
 
 
-LOG_LEVEL = os.environ.get("LINKPIPE_DAGSTER_LOG_LEVEL", "CRITICAL")  # the CLI prints progress
+# Dagster's console log; the CLI prints progress and a failed step as one line of its own.
+LOG_LEVEL = os.environ.get("LINKPIPE_DAGSTER_LOG_LEVEL", "CRITICAL")
 
 
 class RunFailed(RuntimeError):
@@ -54,7 +56,10 @@ def instance_for(db_path: str | Path) -> dg.DagsterInstance:
 
 
 def _materialize(
-    assets: list, partition_key: str, instance: dg.DagsterInstance, settings: LinkpipeSettings
+    assets: Sequence[dg.AssetsDefinition],
+    partition_key: str,
+    instance: dg.DagsterInstance,
+    settings: LinkpipeSettings,
 ) -> None:
     result = dg.materialize(
         A.ALL_ASSETS,
@@ -62,6 +67,7 @@ def _materialize(
         partition_key=partition_key,
         instance=instance,
         resources={"settings": settings},
+        run_config={"loggers": {"console": {"config": {"log_level": LOG_LEVEL}}}},
         raise_on_error=False,
     )
     if not result.success:
@@ -79,14 +85,17 @@ def run_graph(
     model: str,
     stages: tuple[str, ...] = ("all",),
     instance: dg.DagsterInstance | None = None,
-    on_step=None,
+    on_step: Callable[[str], None] | None = None,
 ) -> None:
-    """Materialize every asset of the graph for ``crawl_id``."""
+    """Materialize every asset of the graph for ``crawl_id``; ``on_step(label)`` before each step.
+
+    ``stages`` names the assets to run (``"all"``: every one).
+    """
     instance = instance or instance_for(db_path)
-    if not instance.has_dynamic_partition(crawl_partitions.name, crawl_id):
-        instance.add_dynamic_partitions(crawl_partitions.name, [crawl_id])
+    if not instance.has_dynamic_partition(CRAWLS, crawl_id):
+        instance.add_dynamic_partitions(CRAWLS, [crawl_id])
     settings = LinkpipeSettings(db_path=str(db_path), model=model)
-    steps: list[tuple[str, list, list[str]]] = [
+    steps: list[tuple[str, list[dg.AssetsDefinition], list[str]]] = [
         ("crawl and link graph", A.SITE_ASSETS, [crawl_id]),
         ("summaries and embeddings", A.PAGE_ASSETS_1, _shard_keys(crawl_id)),
         ("nearest-neighbour index", A.INDEX_ASSETS, [crawl_id]),

@@ -16,14 +16,16 @@ from collections.abc import Iterable
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from linkpipe.evaluation.link_removal import Pair, Rankings
+from linkpipe.evaluation.metrics import Pair, Rankings
 from linkpipe.lib.text.stopwords import STOPWORDS
 
 
 def _top_k(
     pages: list[str], scores: np.ndarray, row: int, excluded: set[Pair], k: int
 ) -> list[tuple[str, str | None]]:
-    source, out = pages[row], []
+    """The ``k`` best-scored pages for page ``row`` (positive scores only, excluded pairs out)."""
+    source = pages[row]
+    out: list[tuple[str, str | None]] = []
     for j in np.argsort(-scores, kind="stable"):
         if scores[j] <= 0 or len(out) >= k:
             break
@@ -33,9 +35,11 @@ def _top_k(
 
 
 def _tfidf_scores(texts: list[str]) -> np.ndarray:
+    """Dense matrix of TF-IDF cosines between the texts."""
     vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True)
     matrix = vectorizer.fit_transform(texts)
-    return (matrix @ matrix.T).toarray()
+    cosines: np.ndarray = (matrix @ matrix.T).toarray()
+    return cosines
 
 
 def tfidf_baseline(texts: dict[str, str], excluded: set[Pair], k: int = 10) -> Rankings:

@@ -4,7 +4,8 @@ For each seed: copy the site, remove a seeded share of its in-content links (see
 :mod:`linkpipe.evaluation.link_removal`), serve the copy on 127.0.0.1, run the whole graph into crawl
 partition ``eval-s<seed>`` of one DuckDB file, rank linkpipe's suggestions with the product's own
 scoring (only the list per source is 10 long and targets are uncapped), and score them and three
-baselines computed on the same indexable pages against the removed links.
+baselines computed on the same indexable pages against the removed links (one crawl's scoring is
+in :mod:`linkpipe.evaluation.crawl_eval`, the metrics in :mod:`linkpipe.evaluation.metrics`).
 """
 
 from __future__ import annotations
@@ -17,18 +18,23 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from linkpipe.evaluation import baselines
 from linkpipe.evaluation import link_removal as ev
-from linkpipe.lib.links.scoring import PageFacts, ScoringConfig, score_opportunities
-from linkpipe.lib.stages.link_opportunities import load_page_facts
+from linkpipe.evaluation.crawl_eval import (
+    EvalCrawl,
+    PairReport,
+    PathMap,
+    evaluate_crawl,
+    load_crawl,
+)
+from linkpipe.evaluation.metrics import Metrics, Pair
+from linkpipe.lib.links.scoring import ScoringConfig
 from linkpipe.lib.static_site import serve_site
-from linkpipe.lib.storage import crawl_row, fetch_dicts, open_db
+from linkpipe.lib.storage import crawl_row, open_db
 
 DEBIAN_SITES = {
     "gimp": ("gimp-help-en", Path("/usr/share/gimp/2.0/help/en")),
@@ -36,7 +42,6 @@ DEBIAN_SITES = {
 }
 METHODS = ("linkpipe", "tfidf", "title+tfidf", "cocitation")
 COLUMNS = ("recall@1", "recall@5", "recall@10", "precision@10", "anchor_overlap", "repeat_share")
-EVAL_SCORING = ScoringConfig(max_per_source=10, max_per_target=10**6)
 
 Log = Callable[[str], None]
 
@@ -76,114 +81,9 @@ def copy_site(root: Path, dest: Path) -> Path:
     return dest
 
 
-def linkpipe_rankings(
-    candidates: list[dict[str, Any]],
-    facts: dict[str, PageFacts],
-    config: ScoringConfig | None = None,
-) -> ev.Rankings:
-    """linkpipe's suggestions per source, best first, with the product's scoring (the list per
-    source 10 long and targets uncapped unless ``config`` says otherwise)."""
-    rows, _ = score_opportunities(candidates, facts, {}, config or EVAL_SCORING)
-    by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_source[row["source_url"]].append(row)
-    return {
-        s: [(r["target_url"], r["anchor_text"]) for r in sorted(group, key=lambda r: r["rank"])]
-        for s, group in by_source.items()
-    }
-
-
-def load_crawl(db: Path, crawl_id: str) -> dict[str, Any]:
-    """What the evaluation reads from a crawl partition (URL-keyed)."""
-    with open_db(db) as con:
-        facts = load_page_facts(con, crawl_id)
-        summaries = fetch_dicts(con, "read/select_site_pages_for_candidates", [crawl_id])
-        edges = fetch_dicts(con, "read/select_content_edges", [crawl_id])
-        candidates = fetch_dicts(con, "read/select_candidates_for_crawl", [crawl_id])
-    content: dict[str, set[str]] = defaultdict(set)
-    for e in edges:
-        if e["position"] == "content":
-            content[e["source_url"]].add(e["resolved_url"])
-    texts = {s["url"]: s["main_text"] or "" for s in summaries if s["url"] in facts}
-    return {"facts": facts, "texts": texts, "content": content, "candidates": candidates}
-
-
-class PathMap:
-    """URL -> page path of one served copy (``dir/`` and ``dir/index.html`` are one page)."""
-
-    def __init__(self, base_url: str, pages: set[str]) -> None:
-        self.base_url, self.pages = base_url, pages
-        self.cache: dict[str, str | None] = {}
-
-    def __call__(self, url: str) -> str | None:
-        if url not in self.cache:
-            self.cache[url] = ev.url_to_path(url, self.base_url, self.pages)
-        return self.cache[url]
-
-    def rankings(self, rankings: ev.Rankings) -> ev.Rankings:
-        """Rankings re-keyed by page path (URLs outside the copy dropped)."""
-        out: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
-        for source, items in rankings.items():
-            s = self(source)
-            if s is not None:
-                out[s] += [(t, a) for t, a in ((self(t), a) for t, a in items) if t is not None]
-        return dict(out)
-
-
-def evaluate_crawl(
-    crawl: dict[str, Any],
-    paths: PathMap,
-    removed: list[ev.RemovedLink],
-    html_linked: set,
-    config: ScoringConfig | None = None,
-) -> tuple[dict[str, dict], list[dict[str, Any]], dict[str, int]]:
-    """(metrics per method, one row per ground-truth pair, counts) for one crawl."""
-    to_path = {u: paths(u) for u in crawl["facts"]}
-    indexable = {p for p in to_path.values() if p}
-    texts = {to_path[u]: t for u, t in crawl["texts"].items() if to_path.get(u)}
-    titles = {to_path[u]: f.title for u, f in crawl["facts"].items() if to_path.get(u)}
-    links: dict[str, set[str]] = defaultdict(set)
-    for src, targets in crawl["content"].items():
-        if (s := paths(src)) is not None:
-            links[s] |= {t for t in map(paths, targets) if t and t != s}
-    pipeline_linked = {(s, t) for s, ts in links.items() for t in ts}
-    still_linked = html_linked | pipeline_linked
-    truth = ev.ground_truth(removed, still_linked, indexable)
-    rankings = {
-        "linkpipe": paths.rankings(linkpipe_rankings(crawl["candidates"], crawl["facts"], config)),
-        "tfidf": baselines.tfidf_baseline(texts, pipeline_linked),
-        "title+tfidf": baselines.title_tfidf_baseline(texts, titles, pipeline_linked),
-        "cocitation": baselines.cocitation_baseline(links, indexable, pipeline_linked),
-    }
-    metrics = {
-        m: ev.evaluate_rankings(r, truth, still_linked, with_anchors=m == "linkpipe")
-        for m, r in rankings.items()
-    }
-    candidates = {(paths(c["source_url"]), paths(c["target_url"])) for c in crawl["candidates"]}
-    rows = []
-    for (s, t), link_texts in sorted(truth.items()):
-        row: dict[str, Any] = {"source": s, "target": t, "link_texts": link_texts}
-        for method, ranked in rankings.items():
-            targets = [x for x, _ in ranked.get(s, [])]
-            row[method] = targets.index(t) + 1 if t in targets else None
-        hit = [a for x, a in rankings["linkpipe"].get(s, []) if x == t]
-        row["linkpipe_anchor"] = hit[0] if hit else None
-        row["in_candidates"] = (s, t) in candidates
-        rows.append(row)
-    removed_pairs = {(r.source, r.target) for r in removed}
-    counts = {
-        "removed_links": len(removed),
-        "removed_pairs": len(removed_pairs),
-        "still_linked_pairs": len(removed_pairs & still_linked),
-        "truth_pairs": len(truth),
-        "indexable_pages": len(indexable),
-    }
-    return metrics, rows, counts
-
-
 def prepare_copy(
     site_root: Path, copy: Path, fraction: float, seed: int
-) -> tuple[list[ev.RemovedLink], set[str], set[ev.Pair]]:
+) -> tuple[list[ev.RemovedLink], set[str], set[Pair]]:
     """Copy the site and remove links: (removed links, page paths, pairs still linked)."""
     copy_site(site_root, copy)
     removed = ev.remove_links(copy, fraction, seed)
@@ -195,14 +95,14 @@ def prepare_copy(
 class StoredEval:
     """A seed's stored crawl and its ground truth, ready to be scored with any config."""
 
-    crawl: dict[str, Any]
+    crawl: EvalCrawl
     paths: PathMap
     removed: list[ev.RemovedLink]
-    html_linked: set[ev.Pair]
+    html_linked: set[Pair]
 
     def evaluate(
         self, config: ScoringConfig | None = None
-    ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
+    ) -> tuple[dict[str, Metrics], list[PairReport], dict[str, int]]:
         """:func:`evaluate_crawl` of this seed with ``config``."""
         return evaluate_crawl(self.crawl, self.paths, self.removed, self.html_linked, config)
 

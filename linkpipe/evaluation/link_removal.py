@@ -1,5 +1,6 @@
 """Link-recovery evaluation: remove in-content links from a static site and score ranked
-suggestions against them (the baselines are in :mod:`linkpipe.evaluation.baselines`).
+suggestions against them (the metrics are in :mod:`linkpipe.evaluation.metrics`, the baselines
+in :mod:`linkpipe.evaluation.baselines`).
 
 Pages are named by their path under the site root (``guide/index.html``, ``page.html``).
 
@@ -16,12 +17,6 @@ Pages are named by their path under the site root (``guide/index.html``, ``page.
 * Removal: a seeded share of the distinct (source, target) pairs linked in content is drawn
   (``unit="link"`` draws single links instead); each of their content links is replaced by its
   inner content, every other byte of the file is kept.
-* recall@k: share of ground-truth pairs whose target is within the first k suggestions of the source.
-* precision@10: over sources with ground truth, mean of (ground-truth hits in its top 10) / 10.
-* anchor overlap: share of pairs recovered in the top 10 whose suggested anchor shares at least one
-  content word (stemmed, stop words and digits out) with one of the removed link texts of the pair;
-  a suggestion without an anchor counts as no overlap. None for methods without anchors.
-* repeat share: share of all top-10 suggestions whose pair is still linked in content.
 """
 
 from __future__ import annotations
@@ -29,20 +24,15 @@ from __future__ import annotations
 import posixpath
 import random
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-from linkpipe.lib.text.lexical import TOKEN_RE, is_generic_anchor, stem
-from linkpipe.lib.text.stopwords import STOPWORDS
-
-Pair = tuple[str, str]
-Rankings = dict[
-    str, list[tuple[str, str | None]]
-]  # source -> [(target, anchor or None)], best first
+from linkpipe.evaluation.metrics import Pair
+from linkpipe.lib.text.lexical import is_generic_anchor
 
 HTML_SUFFIXES = (".html", ".htm")
 LANDMARK_TAGS = frozenset({"nav", "header", "footer", "aside"})
@@ -146,6 +136,17 @@ def _is_nav(tag: str, attrs: dict[str, str]) -> bool:
     return any(NAV_CLASS_RE.search(t) for t in (attrs.get("class") or "").split())
 
 
+@dataclass
+class _OpenLink:
+    """An ``<a href>`` whose end tag is still to come, with the text seen so far."""
+
+    start: int
+    inner_start: int
+    href: str
+    excluded: bool
+    text: list[str] = field(default_factory=list)
+
+
 class _LinkScanner(HTMLParser):
     """Every ``<a href>`` of a page with character offsets and whether it is a content link."""
 
@@ -154,7 +155,7 @@ class _LinkScanner(HTMLParser):
         self.text, self.source, self.pages = text, source, pages
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.stack: list[tuple[str, bool]] = []  # (tag, excluded)
-        self.open: dict | None = None
+        self.open: _OpenLink | None = None
         self.links: list[LinkSpan] = []
 
     def _offset(self) -> int:
@@ -167,13 +168,8 @@ class _LinkScanner(HTMLParser):
         excluded = excluded or _is_nav(tag, values)
         if tag == "a" and self.open is None and "href" in values:
             start = self._offset()
-            self.open = {
-                "start": start,
-                "inner_start": start + len(self.get_starttag_text() or ""),
-                "href": values["href"],
-                "excluded": excluded,
-                "text": [],
-            }
+            inner_start = start + len(self.get_starttag_text() or "")
+            self.open = _OpenLink(start, inner_start, values["href"], excluded)
         if tag not in VOID_TAGS:
             self.stack.append((tag, excluded))
 
@@ -185,12 +181,12 @@ class _LinkScanner(HTMLParser):
             inner_end = self._offset()
             end = self.text.find(">", inner_end) + 1 or len(self.text)
             o, self.open = self.open, None
-            text = " ".join("".join(o["text"]).split())
-            target = resolve_href(self.source, o["href"], self.pages)
+            text = " ".join("".join(o.text).split())
+            target = resolve_href(self.source, o.href, self.pages)
             target = None if target == self.source else target
-            content = bool(target and not o["excluded"] and is_telling_text(text))
+            content = bool(target and not o.excluded and is_telling_text(text))
             self.links.append(
-                LinkSpan(o["start"], o["inner_start"], inner_end, end, target, text, content)
+                LinkSpan(o.start, o.inner_start, inner_end, end, target, text, content)
             )
         if any(t == tag for t, _ in self.stack):
             while self.stack and self.stack.pop()[0] != tag:
@@ -198,7 +194,7 @@ class _LinkScanner(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self.open is not None:
-            self.open["text"].append(data)
+            self.open.text.append(data)
 
 
 def is_telling_text(text: str) -> bool:
@@ -278,55 +274,3 @@ def ground_truth(
         if link.text not in truth[pair]:
             truth[pair].append(link.text)
     return dict(truth)
-
-
-def content_words(text: str) -> set[str]:
-    """Stemmed words of ``text`` without stop words and numbers."""
-    words = (m.group().lower() for m in TOKEN_RE.finditer(text or ""))
-    return {stem(w) for w in words if w not in STOPWORDS and not w.replace(".", "").isdigit()}
-
-
-def evaluate_rankings(
-    rankings: Rankings,
-    truth: dict[Pair, list[str]],
-    still_linked: set[Pair],
-    ks: tuple[int, ...] = (1, 5, 10),
-    with_anchors: bool = True,
-) -> dict[str, float | int | None]:
-    """recall@k, precision@10, anchor overlap and repeat share of ranked suggestions."""
-    top: dict[str, list[tuple[str, str | None]]] = {}
-    for source, items in rankings.items():
-        seen: dict[str, str | None] = {}
-        for target, anchor in items:
-            if target != source and target not in seen:
-                seen[target] = anchor
-        top[source] = list(seen.items())
-    ranks: dict[Pair, tuple[int, str | None]] = {}
-    for s, t in truth:
-        for i, (target, anchor) in enumerate(top.get(s, []), start=1):
-            if target == t:
-                ranks[(s, t)] = (i, anchor)
-                break
-    n = len(truth)
-    result: dict[str, float | int | None] = {
-        f"recall@{k}": sum(r <= k for r, _ in ranks.values()) / n if n else 0.0 for k in ks
-    }
-    sources = sorted({s for s, _ in truth})
-    hits = Counter(s for (s, _), (r, _) in ranks.items() if r <= 10)
-    result["precision@10"] = sum(hits[s] / 10 for s in sources) / len(sources) if sources else 0.0
-    recovered = [(pair, anchor) for pair, (r, anchor) in ranks.items() if r <= 10]
-    if with_anchors:
-        overlap = sum(
-            bool(anchor)
-            and any(content_words(anchor) & content_words(text) for text in truth[pair])
-            for pair, anchor in recovered
-        )
-        result["anchor_overlap"] = overlap / len(recovered) if recovered else 0.0
-    else:
-        result["anchor_overlap"] = None
-    shown = [(s, t) for s, items in top.items() for t, _ in items[:10]]
-    repeats = sum(pair in still_linked for pair in shown)
-    result["repeat_share"] = repeats / len(shown) if shown else 0.0
-    result.update(pairs=n, sources=len(sources), recovered_at_10=len(recovered))
-    result["suggestions"] = len(shown)
-    return result

@@ -15,6 +15,10 @@ def set_reporter(reporter: Reporter | None) -> None:
 
 
 def report(stage: str, done: int, total: int) -> None:
-    """Tell the installed reporter how far ``stage`` has got."""
+    """Tell the installed reporter how far ``stage`` has got.
+
+    ``total`` is the whole count, except for the stage ``crawl``: there it is the number of
+    URLs still queued (0 once the crawl is over), as the crawl does not know its size.
+    """
     if _reporter is not None:
         _reporter(stage, done, total)

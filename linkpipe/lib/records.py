@@ -7,9 +7,12 @@ writes them to ``crawl_pages`` / ``crawl_links``. Field names equal column names
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-LINK_POSITIONS = ("content", "navigation", "header", "footer", "aside")
+# Where a link sits on its page (the HTML landmark around it, or an importer's column).
+LinkPosition = Literal["content", "navigation", "header", "footer", "aside"]
+# rel tokens that make a link nofollow (Google counts sponsored and ugc as hints of the same kind)
+NOFOLLOW_RELS = frozenset({"nofollow", "sponsored", "ugc"})
 
 
 @dataclass
@@ -60,8 +63,8 @@ class LinkRecord:
     target_url: str  # normalized absolute target URL
     anchor_text: str = ""  # visible text (or the image's alt text)
     rel: str = ""  # lower-cased rel attribute
-    nofollow: bool = False  # rel contains nofollow, sponsored or ugc
-    position: str = "content"  # one of LINK_POSITIONS
+    nofollow: bool = False  # rel contains one of NOFOLLOW_RELS (or the importer says so)
+    position: LinkPosition = "content"
     is_image: bool = False
     internal: bool = True  # target on one of the crawl's hosts
     block_id: str = ""  # "<ordinal on page>:<hash of block text + links>"; for template detection

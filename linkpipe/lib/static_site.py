@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
+import socketserver
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -123,8 +124,7 @@ def _make_handler(root: Path, routes: SiteRoutes) -> type[BaseHTTPRequestHandler
             body = file.read_bytes() if file else b"<html><body><h1>Not found</h1></body></html>"
             ctype = (mimetypes.guess_type(file.name)[0] if file else None) or "text/html"
             if ctype.startswith("text/") or ctype.endswith("xml"):
-                host, port = self.server.server_address[:2]
-                body = body.replace(BASE_URL_PLACEHOLDER, f"http://{host}:{port}".encode())
+                body = body.replace(BASE_URL_PLACEHOLDER, _base_url(self.server).encode())
                 ctype += "; charset=utf-8"
             self.send_response(status)
             self.send_header("Content-Type", ctype)
@@ -164,8 +164,16 @@ def start_site(root: Path, port: int = 0) -> RunningSite:
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True, name="linkpipe-site")
     thread.start()
-    host, bound_port = server.server_address[:2]
-    return RunningSite(base_url=f"http://{host}:{bound_port}", server=server)
+    return RunningSite(base_url=_base_url(server), server=server)
+
+
+def _base_url(server: socketserver.BaseServer) -> str:
+    """``http://host:port`` of a server listening on an IP address."""
+    address = server.server_address
+    if not isinstance(address, tuple):
+        raise TypeError(f"not an IP server address: {address!r}")
+    host = address[0].decode() if isinstance(address[0], bytes) else address[0]
+    return f"http://{host}:{address[1]}"
 
 
 @contextmanager

@@ -1,6 +1,6 @@
-"""The one owner of DuckDB idioms: open the file, load SQL, read rows, run a transaction, write a
-partition. Nothing else in linkpipe opens the database, begins a transaction or turns a cursor
-into rows.
+"""The one owner of DuckDB idioms: open the file, load SQL, read rows or frames, run a
+transaction, write a partition. Nothing else in linkpipe opens the database, begins a
+transaction, registers a frame or turns a cursor into rows.
 
 Every partition write is a single transaction: delete the partition's rows, insert the new ones,
 commit. A failure rolls back and leaves the previous rows intact; a re-run gives the same rows.
@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import duckdb
-import pyarrow as pa
+import polars as pl
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 
@@ -40,6 +40,24 @@ SHARD_TABLES = frozenset(
 )
 
 
+_BATCH_VIEW = "_linkpipe_batch"
+
+
+@runtime_checkable
+class ArrowStream(Protocol):
+    """A columnar batch DuckDB and polars can read: a polars frame, a pyarrow table, anything
+    with the Arrow PyCapsule stream interface."""
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+
+Row: TypeAlias = Mapping[str, object]
+"""One row to write, keyed by column name."""
+PartitionRows: TypeAlias = ArrowStream | Sequence[Row] | Iterable[ArrowStream]
+"""What :func:`write_partition` writes into one table: a frame, rows, or a stream of frames."""
+SqlParams: TypeAlias = Sequence[object]
+
+
 class StorageError(RuntimeError):
     """The database cannot be opened or written; the message is one line for the user."""
 
@@ -50,7 +68,7 @@ def load_sql(name: str) -> str:
     return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
 
 
-def execute(con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] = ()) -> None:
+def execute(con: duckdb.DuckDBPyConnection, name: str, params: SqlParams = ()) -> None:
     """Run the statement of ``sql/<name>.sql`` with ``?`` parameters."""
     con.execute(load_sql(name), list(params))
 
@@ -62,14 +80,14 @@ def cursor_dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def fetch_dicts(
-    con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] = ()
+    con: duckdb.DuckDBPyConnection, name: str, params: SqlParams = ()
 ) -> list[dict[str, Any]]:
     """Rows of the query ``sql/<name>.sql`` as dicts keyed by column name."""
     return cursor_dicts(con.execute(load_sql(name), list(params)))
 
 
 def iter_dicts(
-    con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] = (), batch: int = 500
+    con: duckdb.DuckDBPyConnection, name: str, params: SqlParams = (), batch: int = 500
 ) -> Iterator[dict[str, Any]]:
     """Rows of ``sql/<name>.sql`` streamed ``batch`` at a time (for tables too big to hold)."""
     cur = con.execute(load_sql(name), list(params))
@@ -79,9 +97,25 @@ def iter_dicts(
             yield dict(zip(names, row, strict=True))
 
 
-def fetch_arrow(con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] = ()) -> pa.Table:
-    """Rows of ``sql/<name>.sql`` as one Arrow table (columnar, for site-wide reads)."""
-    return con.execute(load_sql(name), list(params)).fetch_arrow_table()
+def fetch_frame(con: duckdb.DuckDBPyConnection, name: str, params: SqlParams = ()) -> pl.DataFrame:
+    """Rows of ``sql/<name>.sql`` as one polars frame (columnar, for site-wide reads)."""
+    frame: pl.DataFrame = con.sql(load_sql(name), params=list(params)).pl()
+    return frame
+
+
+def execute_with_frame(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    view: str,
+    frame: ArrowStream,
+    params: SqlParams = (),
+) -> None:
+    """Run ``sql/<name>.sql`` with ``frame`` readable as the view ``view`` while it runs."""
+    con.register(view, frame)
+    try:
+        execute(con, name, params)
+    finally:
+        con.unregister(view)
 
 
 @contextmanager
@@ -171,21 +205,22 @@ def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def rows_to_arrow(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> pa.Table:
-    """Build an Arrow table holding ``columns`` (missing keys become NULL)."""
-    return pa.table({c: [row.get(c) for row in rows] for c in columns})
+def rows_to_frame(rows: Sequence[Row], columns: Sequence[str]) -> pl.DataFrame:
+    """A frame holding ``columns`` of ``rows`` (missing keys become NULL, types inferred)."""
+    return pl.DataFrame({c: [row.get(c) for row in rows] for c in columns}, strict=False)
 
 
 def write_partition(
     con: duckdb.DuckDBPyConnection,
     crawl_id: str,
-    tables: dict[str, pa.Table | Sequence[dict[str, Any]] | Iterable[pa.Table]],
+    tables: Mapping[str, PartitionRows],
     shard: int | None = None,
 ) -> dict[str, int]:
     """Replace one partition of each given table in ONE transaction; return rows per table.
 
-    Each value is an Arrow table, a list of dicts, or an iterable of Arrow tables (streamed in
-    batches, for data that does not fit in memory at once). Missing columns are NULL.
+    Each value is a frame (polars, or any Arrow table), a sequence of row mappings, or an
+    iterable of frames (streamed in batches, for data that does not fit in memory at once).
+    Missing columns are NULL; ``crawl_id`` (and ``shard``) are set here, never by the caller.
     """
     written: dict[str, int] = {}
     try:
@@ -194,55 +229,57 @@ def write_partition(
                 written[table] = _replace(con, table, crawl_id, rows, shard)
     finally:
         with suppress(duckdb.Error):
-            con.unregister("_linkpipe_batch")
+            con.unregister(_BATCH_VIEW)
     return written
 
 
 def _replace(
-    con: duckdb.DuckDBPyConnection, table: str, crawl_id: str, rows: Any, shard: int | None
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    crawl_id: str,
+    rows: PartitionRows,
+    shard: int | None,
 ) -> int:
+    """Delete the table's partition, then insert every batch of ``rows``; rows inserted."""
     if table in SHARD_TABLES:
         if shard is None:
             raise ValueError(f"{table} is partitioned by crawl and shard; give a shard")
-        delete_sql, params = load_sql("write/delete_shard_partition"), [crawl_id, shard]
+        delete_sql, keys = load_sql("write/delete_shard_partition"), [crawl_id, shard]
     elif table in CRAWL_TABLES:
-        delete_sql, params = load_sql("write/delete_crawl_partition"), [crawl_id]
+        delete_sql, keys = load_sql("write/delete_crawl_partition"), [crawl_id]
     else:
         raise ValueError(f"unknown partitioned table: {table}")
     columns = table_columns(con, table)
-    con.execute(delete_sql.format(table=table), params)
+    con.execute(delete_sql.format(table=table), keys)
+    key_columns = ["crawl_id", "shard"][: len(keys)]
     written = 0
-    for batch in _as_batches(rows, columns):
-        if batch.num_rows == 0:
+    for batch in _as_frames(rows, columns):
+        if batch.height == 0:
             continue
-        batch = _with_partition_columns(batch, crawl_id, shard if table in SHARD_TABLES else None)
-        cols = [c for c in columns if c in batch.column_names]
-        col_list = ", ".join(f'"{c}"' for c in cols)
-        con.register("_linkpipe_batch", batch)
-        con.execute(f"INSERT INTO {table} ({col_list}) SELECT {col_list} FROM _linkpipe_batch")
-        con.unregister("_linkpipe_batch")
-        written += batch.num_rows
+        cols = [c for c in columns if c in batch.columns and c not in key_columns]
+        insert_list = ", ".join(f'"{c}"' for c in [*cols, *key_columns])
+        select_list = ", ".join([*(f'"{c}"' for c in cols), *("?" for _ in key_columns)])
+        con.register(_BATCH_VIEW, batch)
+        con.execute(
+            f"INSERT INTO {table} ({insert_list}) SELECT {select_list} FROM {_BATCH_VIEW}", keys
+        )
+        con.unregister(_BATCH_VIEW)
+        written += batch.height
     return written
 
 
-def _as_batches(rows: Any, columns: Sequence[str]) -> Iterable[pa.Table]:
-    if isinstance(rows, pa.Table):
-        return [rows]
-    if isinstance(rows, Sequence):
-        return [rows_to_arrow(rows, columns)] if rows else []
-    return rows
-
-
-def _with_partition_columns(batch: pa.Table, crawl_id: str, shard: int | None) -> pa.Table:
-    n = batch.num_rows
-    if "crawl_id" in batch.column_names:
-        batch = batch.drop(["crawl_id"])
-    batch = batch.append_column("crawl_id", pa.array([crawl_id] * n, pa.string()))
-    if shard is not None:
-        if "shard" in batch.column_names:
-            batch = batch.drop(["shard"])
-        batch = batch.append_column("shard", pa.array([shard] * n, pa.int32()))
-    return batch
+def _as_frames(rows: PartitionRows, columns: Sequence[str]) -> Iterator[pl.DataFrame]:
+    """The batches of ``rows`` as polars frames (row mappings become one frame)."""
+    if isinstance(rows, pl.DataFrame):
+        yield rows
+    elif isinstance(rows, ArrowStream):
+        yield pl.DataFrame(rows)
+    elif isinstance(rows, Sequence):
+        if rows:
+            yield rows_to_frame(rows, columns)
+    else:
+        for batch in rows:
+            yield batch if isinstance(batch, pl.DataFrame) else pl.DataFrame(batch)
 
 
 def publish_copy(db_path: str | Path) -> Path:

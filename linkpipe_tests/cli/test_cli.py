@@ -82,32 +82,40 @@ def assert_untouched(db: Path) -> None:
     con.close()
 
 
-def test_unreachable_start_url(stored_db: Path):
-    out = linkpipe("run", "http://127.0.0.1:9/", "--db", str(stored_db), "--crawl-id", "bad")
+def test_unreachable_start_url(stored_db: Path, fake_model: str):
+    out = linkpipe(
+        "run", "http://127.0.0.1:9/", "--db", str(stored_db), "--crawl-id", "bad",
+        "--model", fake_model,
+    )  # fmt: skip
     check_one_line_error(out, "127.0.0.1:9")
     assert_untouched(stored_db)
 
 
-def test_site_without_html(stored_db: Path, tmp_path: Path):
+def test_site_without_html(stored_db: Path, tmp_path: Path, fake_model: str):
     site = tmp_path / "site"
     site.mkdir()
     (site / "index.html").write_bytes(b"%PDF-1.4 not html")
     (site / "_routes.json").write_text('{"headers": {"/": {"Content-Type": "application/pdf"}}}')
     with serve_site(site) as served:
-        out = linkpipe("run", served.base_url + "/", "--db", str(stored_db), "--crawl-id", "nohtml")
+        out = linkpipe(
+            "run", served.base_url + "/", "--db", str(stored_db), "--crawl-id", "nohtml",
+            "--model", fake_model,
+        )  # fmt: skip
     check_one_line_error(out)
     assert "html" in out.stderr.lower()
     assert_untouched(stored_db)
 
 
-def test_unwritable_database_path(tmp_path: Path):
+def test_unwritable_database_path(tmp_path: Path, fake_model: str):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    out = linkpipe("run", "http://127.0.0.1:9/", "--db", str(blocker / "db.duckdb"))
+    out = linkpipe(
+        "run", "http://127.0.0.1:9/", "--db", str(blocker / "db.duckdb"), "--model", fake_model
+    )
     check_one_line_error(out, "cannot open database")
 
 
-def test_import_url_list_fetches_only_listed_pages(tmp_path: Path, demo_site):
+def test_import_url_list_fetches_only_listed_pages(tmp_path: Path, demo_site, fake_model: str):
     urls = [
         demo_site.base_url + p
         for p in (
@@ -119,7 +127,10 @@ def test_import_url_list_fetches_only_listed_pages(tmp_path: Path, demo_site):
     listing = tmp_path / "urls.txt"
     listing.write_text("# pages to check\n" + "\n".join(urls) + "\n")
     db = tmp_path / "list.duckdb"
-    out = linkpipe("import", str(listing), "--db", str(db), "--crawl-id", "list-1", "--no-graph")
+    out = linkpipe(
+        "import", str(listing), "--db", str(db), "--crawl-id", "list-1", "--no-graph",
+        "--model", fake_model,
+    )  # fmt: skip
     assert out.returncode == 0, out.stderr
     con = duckdb.connect(str(db), read_only=True)
     pages = con.execute(
@@ -136,9 +147,16 @@ def test_import_url_list_fetches_only_listed_pages(tmp_path: Path, demo_site):
     assert source == [("url_list", urls[0])]
 
 
-def test_import_malformed_export_names_file_line_column(stored_db: Path):
-    bad = Path(__file__).parents[1] / "lib" / "importers" / "fixtures" / "screaming_frog_bad" / "bad_status_code"
-    out = linkpipe("import", str(bad), "--db", str(stored_db))
+def test_import_malformed_export_names_file_line_column(stored_db: Path, fake_model: str):
+    bad = (
+        Path(__file__).parents[1]
+        / "lib"
+        / "importers"
+        / "fixtures"
+        / "screaming_frog_bad"
+        / "bad_status_code"
+    )
+    out = linkpipe("import", str(bad), "--db", str(stored_db), "--model", fake_model)
     check_one_line_error(out, "internal_all.csv line", 'column "Status Code"')
     assert_untouched(stored_db)
     con = duckdb.connect(str(stored_db), read_only=True)
@@ -146,7 +164,7 @@ def test_import_malformed_export_names_file_line_column(stored_db: Path):
     con.close()
 
 
-def test_crawl_with_settings_file(tmp_path: Path, demo_site):
+def test_crawl_with_settings_file(tmp_path: Path, demo_site, fake_model: str):
     settings = tmp_path / "site.toml"
     settings.write_text(
         "[crawl]\nmax_pages = 500\n[indexability]\nmin_words = 300\n[graph]\ndeep_threshold = 1\n"
@@ -161,6 +179,8 @@ def test_crawl_with_settings_file(tmp_path: Path, demo_site):
         "cfg",
         "--config",
         str(settings),
+        "--model",
+        fake_model,
     )
     assert out.returncode == 0, out.stderr
     con = duckdb.connect(str(db), read_only=True)
@@ -203,3 +223,68 @@ def test_eval_is_a_subcommand():
 
     args = build_parser().parse_args(["eval", "gimp", "--seeds", "0", "1", "--fraction", "0.3"])
     assert args.func is cmd_eval and args.seeds == [0, 1] and args.fraction == 0.3
+
+
+def test_run_whole_graph_with_the_fake_model(tmp_path: Path, demo_site, fake_model: str):
+    db = tmp_path / "fast.duckdb"
+    out = linkpipe(
+        "run", demo_site.base_url + "/", "--db", str(db), "--crawl-id", "fast",
+        "--model", fake_model,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    steps = [line[2:] for line in out.stderr.splitlines() if line.startswith("> ")]
+    assert steps == [
+        "crawl and link graph",
+        "summaries and embeddings",
+        "nearest-neighbour index",
+        "candidates and anchors",
+        "scoring and clusters",
+    ]
+    # Not a terminal: plain lines, no cursor movement, one summary line per finished stage.
+    assert "\r" not in out.stderr and "\x1b[" not in out.stderr
+    crawled = [line for line in out.stderr.splitlines() if "pages fetched in" in line]
+    assert len(crawled) == 1 and crawled[0].startswith("  crawl: ")
+    assert out.stdout.startswith("crawl fast done: crawl and link graph ")
+    con = duckdb.connect(str(db), read_only=True)
+    models = con.execute("SELECT DISTINCT model_id FROM page_embeddings").fetchall()
+    pages = con.execute("SELECT count(*) FROM crawl_pages WHERE crawl_id = 'fast'").fetchone()
+    suggestions = con.execute(
+        "SELECT count(*), count(DISTINCT source_url) FROM link_opportunities WHERE crawl_id = 'fast'"
+    ).fetchone()
+    con.close()
+    assert models == [(fake_model,)]
+    assert pages is not None and int(crawled[0].split()[1]) <= pages[0]
+    assert suggestions is not None and suggestions[0] > 0 and suggestions[1] > 1
+
+
+def test_every_argument_has_a_help_text():
+    import argparse
+
+    from linkpipe.cli.main import build_parser
+
+    def missing(parser: argparse.ArgumentParser, path: str) -> list[str]:
+        found = []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found += missing(sub, f"{path} {name}")
+            elif not action.help:
+                found.append(f"{path} {action.dest}")
+        return found
+
+    assert missing(build_parser(), "linkpipe") == []
+
+
+def test_shared_options_parse_the_same_in_every_command(monkeypatch):
+    from linkpipe.cli.main import build_parser
+
+    monkeypatch.setenv("LINKPIPE_MODEL", "hashing-32")
+    parser = build_parser()  # --model's default is read when the parser is built
+    run = parser.parse_args(["run", "http://x.test/", "--db", "a.duckdb", "--max-pages", "5"])
+    imported = parser.parse_args(["import", "urls.txt", "--db", "a.duckdb", "--model", "m"])
+    evaluated = parser.parse_args(["eval", "gimp"])
+    demo = parser.parse_args(["demo"])
+    assert (run.db, run.max_pages, run.model, run.crawl_id) == ("a.duckdb", 5, "hashing-32", None)
+    assert (imported.model, imported.config) == ("m", None)
+    assert (evaluated.db, evaluated.max_pages, evaluated.model) == (None, 10_000, "hashing-32")
+    assert demo.db.endswith("linkpipe.duckdb") and demo.top == 15

@@ -13,8 +13,6 @@ from linkpipe.evaluation.baselines import (
 from linkpipe.evaluation.link_removal import (
     RemovedLink,
     content_link_pairs,
-    content_words,
-    evaluate_rankings,
     ground_truth,
     html_pages,
     path_to_url,
@@ -23,6 +21,7 @@ from linkpipe.evaluation.link_removal import (
     scan_links,
     url_to_path,
 )
+from linkpipe.evaluation.metrics import content_words, evaluate_rankings
 
 INDEX = (
     b"<!DOCTYPE html>\n<html><head><title>Home</title><!-- caf\xe9 in latin-1 --></head><body>\n"

@@ -1,9 +1,25 @@
 """Partition writes are one transaction: replace, never duplicate, never lose on failure."""
 
+import json
+
+import polars as pl
 import pyarrow as pa
 import pytest
 
-from linkpipe.lib.storage import StorageError, connect, open_db, publish_copy, write_partition
+from linkpipe.lib.storage import (
+    StorageError,
+    connect,
+    crawl_row,
+    execute,
+    fetch_frame,
+    iter_dicts,
+    open_db,
+    publish_copy,
+    rows_to_frame,
+    stored_config,
+    transaction,
+    write_partition,
+)
 
 
 def test_rewrite_replaces_only_its_partition(tmp_path):
@@ -86,3 +102,163 @@ def test_published_copy_is_readable(tmp_path):
     con = connect(copy, read_only=True)
     assert con.execute("SELECT count(*) FROM crawl_links").fetchone() == (1,)
     con.close()
+
+
+def _crawl(con, crawl_id, start_url, config_json):
+    execute(con, "write/upsert_crawl", [crawl_id, start_url, "crawler", "", config_json])
+
+
+def _crawl_ids(db):
+    with open_db(db, read_only=True) as con:
+        return [r[0] for r in con.execute("SELECT crawl_id FROM crawls ORDER BY 1").fetchall()]
+
+
+def test_transaction_commits_on_success(tmp_path):
+    db = tmp_path / "t.duckdb"
+    with open_db(db) as con, transaction(con):
+        _crawl(con, "c1", "http://a.test/", None)
+        _crawl(con, "c2", "http://b.test/", None)
+    assert _crawl_ids(db) == ["c1", "c2"]  # visible to a new connection: committed
+
+
+def test_failure_inside_transaction_rolls_back_and_keeps_earlier_rows(tmp_path):
+    db = tmp_path / "t.duckdb"
+    with open_db(db) as con:
+        with transaction(con):
+            _crawl(con, "c1", "http://a.test/", None)
+        with pytest.raises(RuntimeError, match="boom"), transaction(con):
+            _crawl(con, "c2", "http://b.test/", None)
+            raise RuntimeError("boom")
+        with transaction(con):  # the connection is usable again after the rollback
+            _crawl(con, "c3", "http://c.test/", None)
+    assert _crawl_ids(db) == ["c1", "c3"]
+
+
+class _CursorSpy:
+    """Records the batch sizes asked of a DuckDB cursor."""
+
+    def __init__(self, cur):
+        self.cur, self.sizes = cur, []
+
+    @property
+    def description(self):
+        return self.cur.description
+
+    def fetchmany(self, size):
+        self.sizes.append(size)
+        return self.cur.fetchmany(size)
+
+
+class _ConnectionSpy:
+    def __init__(self, con):
+        self.con, self.cursor = con, None
+
+    def execute(self, sql, params):
+        self.cursor = _CursorSpy(self.con.execute(sql, params))
+        return self.cursor
+
+
+def test_iter_dicts_streams_every_row_in_batches(tmp_path):
+    links = [
+        {"source_url": f"http://a.test/{i:04d}", "target_url": "http://a.test/", "internal": True}
+        for i in range(1050)
+    ]
+    with open_db(tmp_path / "t.duckdb") as con:
+        write_partition(con, "c1", {"crawl_links": links})
+        write_partition(con, "other", {"crawl_links": links[:3]})
+        spy = _ConnectionSpy(con)
+        rows = iter_dicts(spy, "read/select_links_for_graph", ["c1"], batch=400)
+        first = next(rows)
+        assert spy.cursor.sizes == [400]  # one batch fetched for the first row, not the table
+        rest = list(rows)
+    assert spy.cursor.sizes == [400, 400, 400, 400]  # 400 + 400 + 250, then an empty batch
+    got = sorted(r["source_url"] for r in [first, *rest])
+    assert got == [link["source_url"] for link in links]
+    assert list(first) == [
+        "source_url",
+        "target_url",
+        "anchor_text",
+        "position",
+        "nofollow",
+        "internal",
+    ]
+    assert first["target_url"] == "http://a.test/" and first["internal"] is True
+
+
+def test_crawl_row_and_stored_config_of_registered_and_unknown_crawls(tmp_path):
+    db = tmp_path / "t.duckdb"
+    with open_db(db) as con:
+        _crawl(con, "c1", "http://a.test/", json.dumps({"graph": {"deep_threshold": 2}}))
+        _crawl(con, "c2", "http://b.test/", None)
+        row = crawl_row(con, "c1")
+        assert crawl_row(con, "nope") is None
+    assert row == {
+        "crawl_id": "c1",
+        "start_url": "http://a.test/",
+        "source": "crawler",
+        "source_path": "",
+        "config_json": '{"graph": {"deep_threshold": 2}}',
+    }
+    assert stored_config(db, "c1") == {"graph": {"deep_threshold": 2}}
+    assert stored_config(db, "c2") == {}  # registered without settings
+    assert stored_config(db, "nope") == {}
+
+
+def test_frames_arrow_streams_and_rows_are_written(tmp_path):
+    db = tmp_path / "t.duckdb"
+    edge = {"source_url": "a", "target_url": "b", "resolved_url": "b", "nofollow": False}
+    with open_db(db) as con:
+        written = write_partition(
+            con,
+            "c1",
+            {
+                "link_edges": pl.DataFrame([edge]),
+                "crawl_links": iter([pa.table({"source_url": ["s"], "target_url": ["t"]})]),
+                "topic_clusters": [{"url": "u", "cluster_id": 3}, {"url": "v"}],  # v: NULLs
+                "cluster_summary": pa.Table.from_pylist([]),  # no rows, no columns
+            },
+        )
+        assert written == {
+            "link_edges": 1,
+            "crawl_links": 1,
+            "topic_clusters": 2,
+            "cluster_summary": 0,
+        }
+        assert con.execute(
+            "SELECT crawl_id, source_url, target_url FROM crawl_links"
+        ).fetchall() == [("c1", "s", "t")]
+        assert con.execute(
+            "SELECT crawl_id, source_url, resolved_url, anchor_text, nofollow FROM link_edges"
+        ).fetchall() == [("c1", "a", "b", None, False)]
+        assert con.execute(
+            "SELECT crawl_id, url, cluster_id FROM topic_clusters ORDER BY url"
+        ).fetchall() == [("c1", "u", 3), ("c1", "v", None)]
+        frame = rows_to_frame([{"url": "u", "size": 2}, {"url": "v"}], ["url", "size", "x"])
+    assert frame.to_dicts() == [
+        {"url": "u", "size": 2, "x": None},
+        {"url": "v", "size": None, "x": None},
+    ]
+
+
+def test_fetch_frame_reads_columns(tmp_path):
+    with open_db(tmp_path / "t.duckdb") as con:
+        write_partition(
+            con,
+            "c1",
+            {
+                "page_embeddings": pl.DataFrame(
+                    {
+                        "url": ["b", "a"],
+                        "text_hash": ["h2", "h1"],
+                        "model_id": ["m", "m"],
+                        "embedding": [[0.0, 1.0], [0.5, 0.25]],
+                    }
+                )
+            },
+            shard=2,
+        )
+        frame = fetch_frame(con, "read/select_crawl_embeddings", ["c1"])
+        shards = con.execute("SELECT DISTINCT shard FROM page_embeddings").fetchall()
+    assert shards == [(2,)]
+    assert frame["url"].to_list() == ["a", "b"]
+    assert frame["embedding"].to_list() == [[0.5, 0.25], [0.0, 1.0]]

@@ -85,7 +85,9 @@ def _flatten(elem: etree._Element, out: list[str], links: list[tuple[str, int, i
             out.append(child.tail)
 
 
-def _normalise_space(text: str, spans: list[tuple[str, int, int]]) -> tuple[str, list]:
+def _normalise_space(
+    text: str, spans: list[tuple[str, int, int]]
+) -> tuple[str, list[tuple[str, int, int]]]:
     """Collapse whitespace while remapping span offsets."""
     mapping: list[int] = []
     chars: list[str] = []
@@ -103,7 +105,7 @@ def _normalise_space(text: str, spans: list[tuple[str, int, int]]) -> tuple[str,
     mapping.append(len(chars))
     out = "".join(chars)
     stripped = out.rstrip()
-    new_spans = []
+    new_spans: list[tuple[str, int, int]] = []
     for target, s, e in spans:
         ns, ne = mapping[s], min(mapping[e], len(stripped))
         while ns < ne and stripped[ns] == " ":

@@ -9,17 +9,36 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
 from linkpipe.lib.content.page_types import PageTypeRules
+from linkpipe.lib.sharding import text_hash
 
 BOILERPLATE_TAGS = "script, style, noscript, nav, header, footer, aside, form, template, svg"
 WORD_RE = re.compile(r"\w+", re.UNICODE)
+
+
+# A crawl_pages row (sql/read/select_pages_for_indexability.sql) with its decoded ``html``.
+PageRow = Mapping[str, Any]
+
+
+class IndexableRow(TypedDict):
+    """One ``indexable_pages`` row."""
+
+    url: str
+    shard: int
+    indexable: bool
+    reason: str | None  # None when indexable; else the first exclusion rule that matched
+    detail: str  # e.g. the canonical target or the duplicate's representative
+    page_type: str
+    word_count: int
+    content_hash: str
+    title: str
 
 
 @dataclass
@@ -114,7 +133,7 @@ def _is_noindex(value: str) -> bool:
     return "noindex" in tokens or "none" in tokens
 
 
-def _fetch_reason(page: dict[str, Any]) -> tuple[str | None, str]:
+def _fetch_reason(page: PageRow) -> tuple[str | None, str]:
     """Reasons that depend only on the fetch: robots, errors, redirects, status, type."""
     status = page.get("status") or 0
     if page.get("robots_disallowed"):
@@ -143,56 +162,64 @@ def _fetch_reason(page: dict[str, Any]) -> tuple[str | None, str]:
 
 
 def classify_pages(
-    pages: Iterable[dict[str, Any]], rules: IndexabilityRules | None = None
-) -> list[dict[str, Any]]:
-    """One ``indexable_pages`` row per page dict (crawl_pages columns plus decoded ``html``)."""
+    pages: Iterable[PageRow], rules: IndexabilityRules | None = None
+) -> list[IndexableRow]:
+    """One ``indexable_pages`` row per page (crawl_pages columns plus decoded ``html``)."""
     rules = rules or IndexabilityRules()
-    rows: list[dict[str, Any]] = []
-    text_hashes: dict[int, str] = {}
-    hashes: dict[int, int] = {}
-    for page in pages:
-        reason, detail = _fetch_reason(page)
-        quick = quick_text(page.get("html") or "", page["url"]) if reason is None else QuickText()
-        text = quick.text
-        page_type = rules.type_rules.classify(page["url"], page.get("page_type") or "")
-        if reason == "canonicalised" and page_type in rules.excluded_types:
-            reason = page_type  # a search page canonicalised to /search/ is first a utility page
-        elif reason == "canonicalised" and detail == _without_query(page["url"]):
-            reason = "parameter_duplicate"
-        if reason is None and page_type not in ("home", "commercial") and is_listing(quick, rules):
-            page_type = "listing"
-        row = {
-            "url": page["url"],
-            "shard": page["shard"],
-            "indexable": False,
-            "reason": reason,
-            "detail": detail,
-            "page_type": page_type,
-            "word_count": len(WORD_RE.findall(text)),
-            "content_hash": page.get("content_hash") or "",
-            "title": page.get("title") or "",
-            "_depth": page.get("depth") or 0,
-        }
-        if reason is None and page_type in rules.excluded_types:
-            row["reason"] = page_type
-        elif reason is None and not page.get("html"):
-            pass  # imported without HTML (Screaming Frog): no text to judge thinness by
-        elif reason is None and row["word_count"] < rules.min_words:
-            row["reason"], row["detail"] = "thin", f"{row['word_count']} words"
-        if row["reason"] is None and text:
-            idx = len(rows)
-            text_hashes[idx] = hashlib.sha1(text.lower().encode()).hexdigest()
-            hashes[idx] = simhash(text)
-        rows.append(row)
+    judged = [_judge(page, rules) for page in pages]
+    rows = [j.row for j in judged]
     _mark_parameter_duplicates(rows)
-    _mark_duplicates(rows, text_hashes, hashes, rules.near_duplicate_max_bits)
+    _mark_duplicates(judged, rules.near_duplicate_max_bits)
     for row in rows:
         row["indexable"] = row["reason"] is None
-        row.pop("_depth")
     return rows
 
 
-def _mark_parameter_duplicates(rows: list[dict[str, Any]]) -> None:
+@dataclass
+class _Judged:
+    """A page's row with what the duplicate rules compare."""
+
+    row: IndexableRow
+    depth: int
+    text_key: str = ""  # text_hash of the lower-cased main text; "" when not compared
+    simhash: int = 0
+
+
+def _judge(page: PageRow, rules: IndexabilityRules) -> _Judged:
+    """The page's row by every rule but the duplicate ones (which compare pages)."""
+    reason, detail = _fetch_reason(page)
+    quick = quick_text(page.get("html") or "", page["url"]) if reason is None else QuickText()
+    page_type = rules.type_rules.classify(page["url"], page.get("page_type") or "")
+    if reason == "canonicalised" and page_type in rules.excluded_types:
+        reason = page_type  # a search page canonicalised to /search/ is first a utility page
+    elif reason == "canonicalised" and detail == _without_query(page["url"]):
+        reason = "parameter_duplicate"
+    if reason is None and page_type not in ("home", "commercial") and is_listing(quick, rules):
+        page_type = "listing"
+    word_count = len(WORD_RE.findall(quick.text))
+    if reason is None and page_type in rules.excluded_types:
+        reason = page_type
+    elif reason is None and page.get("html") and word_count < rules.min_words:
+        # (imported without HTML, as from Screaming Frog: no text to judge thinness by)
+        reason, detail = "thin", f"{word_count} words"
+    row = IndexableRow(
+        url=page["url"],
+        shard=page["shard"],
+        indexable=False,
+        reason=reason,
+        detail=detail,
+        page_type=page_type,
+        word_count=word_count,
+        content_hash=page.get("content_hash") or "",
+        title=page.get("title") or "",
+    )
+    judged = _Judged(row, page.get("depth") or 0)
+    if reason is None and quick.text:
+        judged.text_key, judged.simhash = text_hash(quick.text.lower()), simhash(quick.text)
+    return judged
+
+
+def _mark_parameter_duplicates(rows: list[IndexableRow]) -> None:
     by_url = {r["url"]: r for r in rows}
     for row in rows:
         if row["reason"] is not None or not urlsplit(row["url"]).query:
@@ -202,40 +229,43 @@ def _mark_parameter_duplicates(rows: list[dict[str, Any]]) -> None:
             row["reason"], row["detail"] = "parameter_duplicate", base
 
 
-def _representative_key(row: dict[str, Any]) -> tuple[int, int, int, str]:
-    return (bool(urlsplit(row["url"]).query), row["_depth"], len(row["url"]), row["url"])
+def _representative_key(page: _Judged) -> tuple[int, int, int, str]:
+    url = page.row["url"]
+    return (bool(urlsplit(url).query), page.depth, len(url), url)
 
 
-def _mark_duplicates(
-    rows: list[dict[str, Any]], text_hashes: dict[int, str], hashes: dict[int, int], max_bits: int
-) -> None:
+def _mark_duplicates(judged: list[_Judged], max_bits: int) -> None:
+    """Same text: "duplicate" of the group's representative; SimHash within ``max_bits`` of an
+    earlier representative: "near_duplicate"."""
+
+    def compared() -> list[int]:
+        return [i for i, j in enumerate(judged) if j.text_key and j.row["reason"] is None]
+
+    def key(i: int) -> tuple[int, int, int, str]:
+        return _representative_key(judged[i])
+
     groups: dict[str, list[int]] = defaultdict(list)
-    for idx, h in text_hashes.items():
-        if rows[idx]["reason"] is None:
-            groups[h].append(idx)
+    for i in compared():
+        groups[judged[i].text_key].append(i)
     for members in groups.values():
-        members.sort(key=lambda i: _representative_key(rows[i]))
+        members.sort(key=key)
         for i in members[1:]:
-            rows[i]["reason"], rows[i]["detail"] = "duplicate", rows[members[0]]["url"]
-    alive = sorted(
-        (i for i in hashes if rows[i]["reason"] is None),
-        key=lambda i: _representative_key(rows[i]),
-    )
+            judged[i].row["reason"] = "duplicate"
+            judged[i].row["detail"] = judged[members[0]].row["url"]
     bands: dict[tuple[int, int], list[int]] = defaultdict(list)
     band_bits = 64 // (max_bits + 1)
-    for i in alive:
-        h = hashes[i]
+    for i in sorted(compared(), key=key):
+        h = judged[i].simhash
         if h == 0:
             continue
-        candidates = set()
-        for b in range(max_bits + 1):
-            key = (b, (h >> (b * band_bits)) & ((1 << band_bits) - 1))
-            candidates.update(bands[key])
+        keys = [(b, (h >> (b * band_bits)) & ((1 << band_bits) - 1)) for b in range(max_bits + 1)]
+        candidates = sorted({j for band in keys for j in bands[band]})
         twin = next(
-            (j for j in sorted(candidates) if bin(h ^ hashes[j]).count("1") <= max_bits), None
+            (j for j in candidates if bin(h ^ judged[j].simhash).count("1") <= max_bits), None
         )
         if twin is not None:
-            rows[i]["reason"], rows[i]["detail"] = "near_duplicate", rows[twin]["url"]
+            judged[i].row["reason"] = "near_duplicate"
+            judged[i].row["detail"] = judged[twin].row["url"]
             continue
-        for b in range(max_bits + 1):
-            bands[(b, (h >> (b * band_bits)) & ((1 << band_bits) - 1))].append(i)
+        for band in keys:
+            bands[band].append(i)

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from linkpipe.lib.records import LinkRecord, PageRecord
 from linkpipe.lib.urls import DEFAULT_STRIP_PARAMS, TrailingSlash
@@ -16,6 +16,19 @@ LINKS_FILE = "links.jsonl"
 STATS_FILE = "stats.json"
 CONFIG_FILE = "crawl_config.json"
 PREVIOUS_FILE = "previous.jsonl"
+
+
+class PreviousPage(TypedDict, total=False):
+    """What a conditional recrawl reuses of one page of the previous crawl: validators for the
+    request, and the content to keep when the answer is 304 Not Modified."""
+
+    etag: str
+    last_modified: str
+    content_hash: str
+    html: str
+    content_type: str
+    charset: str
+    byte_size: int
 
 
 class CrawlError(RuntimeError):
@@ -42,9 +55,8 @@ class CrawlConfig:
     trailing_slash: TrailingSlash = "keep"
     strip_params: list[str] = field(default_factory=lambda: sorted(DEFAULT_STRIP_PARAMS))
     trap_cap_per_pattern: int = 500  # URLs fetched per url_pattern; 0 = no cap
-    # url -> {"etag", "last_modified", "content_hash", "html"} from the previous crawl
-    previous: dict[str, dict[str, Any]] = field(default_factory=dict)
-    previous_path: str = ""  # or the same as a JSONL file of {"url": ..., ...} rows
+    previous: dict[str, PreviousPage] = field(default_factory=dict)  # url -> its previous page
+    previous_path: str = ""  # or the same as a JSONL file (see crawl.output.write_previous)
     job_dir: str = ""  # Scrapy JOBDIR, to pause (Ctrl-C / SIGTERM) and resume a crawl
     autothrottle: bool = False
     retry_times: int = 2  # extra attempts after a 5xx/429 or a network error

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
 from scrapy.exceptions import IgnoreRequest
-from scrapy.http import Response
+from scrapy.http import Request, Response
 from twisted.python.failure import Failure
 
 from linkpipe.lib.records import PageRecord
@@ -29,9 +28,10 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def sha1_text(text: str) -> str:
-    """Hex sha1 of a decoded document."""
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+def failed_request(failure: Failure) -> Request:
+    """The request of a failed download (Scrapy attaches it to the Failure it errbacks with)."""
+    request: Request = failure.request  # type: ignore[attr-defined]
+    return request
 
 
 def header(response: Response, name: str) -> str:

@@ -1,14 +1,16 @@
 """The worker's files: pages.jsonl, raw links (reclassified into links.jsonl at the end), and the
-previous crawl's validators/HTML read lazily for conditional requests."""
+previous crawl's pages for conditional requests (:func:`write_previous` writes that file,
+:class:`PreviousCrawl` reads it lazily)."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from linkpipe.lib.crawl.config import PAGES_FILE
+from linkpipe.lib.crawl.config import PAGES_FILE, PreviousPage
 from linkpipe.lib.records import LinkRecord, PageRecord
 from linkpipe.lib.urls import normalize_url
 
@@ -97,18 +99,23 @@ class PreviousCrawl:
             headers["If-Modified-Since"] = entry[1]
         return headers
 
-    def row(self, url: str) -> dict[str, Any] | None:
-        """The previous crawl's row for ``url`` (with its HTML), read from disk."""
+    def row(self, url: str) -> PreviousPage | None:
+        """The previous crawl's page at ``url`` (with its HTML), read from disk."""
         entry = self.index.get(url)
         if entry is None or self.path is None:
             return None
         with self.path.open("rb") as handle:
             handle.seek(entry[2])
-            return json.loads(handle.readline())
+            page: PreviousPage = json.loads(handle.readline())
+        return page
 
 
-def write_previous(previous: dict[str, dict[str, Any]], path: Path) -> None:
-    """Store ``CrawlConfig.previous`` as the JSONL file the worker reads."""
+def write_previous(pages: Iterable[tuple[str, PreviousPage]], path: Path) -> int:
+    """Write ``(url, page)`` pairs of the previous crawl as the JSONL file :class:`PreviousCrawl`
+    reads (one ``{"url": ..., **page}`` object a line); returns how many were written."""
+    written = 0
     with path.open("w", encoding="utf-8") as handle:
-        for url, row in previous.items():
-            handle.write(_dumps({**row, "url": url}))
+        for url, page in pages:
+            handle.write(_dumps({**page, "url": url}))
+            written += 1
+    return written

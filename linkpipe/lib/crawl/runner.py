@@ -55,14 +55,7 @@ def run_crawl(config: CrawlConfig, out_dir: Path, progress: Progress | None = No
     if not config.start_url.strip().lower().startswith(("http://", "https://")):
         raise CrawlError(f"start URL must begin with http:// or https://: {config.start_url!r}")
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    data = config.to_dict()
-    if config.previous:
-        write_previous(config.previous, out_dir / PREVIOUS_FILE)
-        data["previous_path"] = str((out_dir / PREVIOUS_FILE).resolve())
-    config_path = out_dir / CONFIG_FILE
-    config_path.write_text(json.dumps(data), encoding="utf-8")
-    (out_dir / STATS_FILE).unlink(missing_ok=True)
+    config_path = _write_config(config, out_dir)
     command = [sys.executable, "-m", "linkpipe.lib.crawl.worker", str(config_path), str(out_dir)]
     proc = subprocess.Popen(
         command,
@@ -73,40 +66,61 @@ def run_crawl(config: CrawlConfig, out_dir: Path, progress: Progress | None = No
         errors="replace",
         env=_worker_env(),
     )
-    assert proc.stderr is not None
-    lines: queue.Queue[str | None] = queue.Queue()
-    threading.Thread(target=_pump, args=(proc.stderr, lines), daemon=True).start()
-    tail: deque[str] = deque(maxlen=30)
-    deadline = (
-        time.monotonic()
-        + config.total_time_s
-        + config.request_timeout_s * (config.retry_times + 1)
-        + GRACE_S
-    )
     try:
-        while True:
-            try:
-                line = lines.get(timeout=0.5)
-            except queue.Empty:
-                if time.monotonic() > deadline:
-                    proc.kill()
-                    raise CrawlError(
-                        f"crawl of {config.start_url} did not stop in time; worker killed"
-                    ) from None
-                continue
-            if line is None:
-                break
-            if line.startswith(PROGRESS_PREFIX):
-                _, fetched, queued = line.split()
-                if progress is not None:
-                    progress(int(fetched), int(queued))
-            elif line.strip():
-                tail.append(line)
-        returncode = proc.wait()
+        returncode, tail = _follow(proc, config, progress)
     except KeyboardInterrupt:
         proc.send_signal(signal.SIGINT)  # lets Scrapy save its JOBDIR state
         proc.wait(timeout=30)
         raise
+    return _result(out_dir, returncode, tail)
+
+
+def _write_config(config: CrawlConfig, out_dir: Path) -> Path:
+    """The worker's settings file (and the previous crawl's pages beside it); its path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data = config.to_dict()
+    if config.previous:
+        write_previous(config.previous.items(), out_dir / PREVIOUS_FILE)
+        data["previous_path"] = str((out_dir / PREVIOUS_FILE).resolve())
+    config_path = out_dir / CONFIG_FILE
+    config_path.write_text(json.dumps(data), encoding="utf-8")
+    (out_dir / STATS_FILE).unlink(missing_ok=True)
+    return config_path
+
+
+def _follow(
+    proc: subprocess.Popen[str], config: CrawlConfig, progress: Progress | None
+) -> tuple[int, list[str]]:
+    """Relay the worker's progress lines until it exits; its exit status and last other lines.
+    Kills it past the crawl's time budget."""
+    assert proc.stderr is not None
+    lines: queue.Queue[str | None] = queue.Queue()
+    threading.Thread(target=_pump, args=(proc.stderr, lines), daemon=True).start()
+    tail: deque[str] = deque(maxlen=30)
+    budget = config.total_time_s + config.request_timeout_s * (config.retry_times + 1) + GRACE_S
+    deadline = time.monotonic() + budget
+    while True:
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise CrawlError(
+                    f"crawl of {config.start_url} did not stop in time; worker killed"
+                ) from None
+            continue
+        if line is None:
+            return proc.wait(), list(tail)
+        if line.startswith(PROGRESS_PREFIX):
+            _, fetched, queued = line.split()
+            if progress is not None:
+                progress(int(fetched), int(queued))
+        elif line.strip():
+            tail.append(line)
+
+
+def _result(out_dir: Path, returncode: int, tail: list[str]) -> CrawlResult:
+    """The finished crawl, or :class:`CrawlError` with the worker's reason."""
     stats_path = out_dir / STATS_FILE
     if not stats_path.exists():
         detail = next(

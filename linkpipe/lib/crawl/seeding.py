@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import contextlib
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import scrapy
 from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
+from linkpipe.lib.crawl import fetch
 from linkpipe.lib.crawl.config import CrawlConfig
 from linkpipe.lib.crawl.frontier import Frontier
-from linkpipe.lib.crawl.sitemaps import MAX_SITEMAP_BYTES, parse_sitemap
+from linkpipe.lib.crawl.sitemaps import (
+    MAX_SITEMAP_BYTES,
+    MAX_SITEMAP_FILES,
+    MAX_SITEMAP_URLS,
+    parse_sitemap,
+)
 from linkpipe.lib.urls import normalize_url
-
-MAX_SITEMAP_FILES = 1000
-MAX_SITEMAP_URLS = 2_000_000
 
 
 class SeedingMixin:
@@ -55,7 +58,7 @@ class SeedingMixin:
         return self._robots_done(response.meta, text)
 
     def robots_failed(self, failure: Failure) -> list[scrapy.Request]:
-        return self._robots_done(failure.request.meta, "")
+        return self._robots_done(fetch.failed_request(failure).meta, "")
 
     def _robots_done(self, meta: dict[str, Any], text: str) -> list[scrapy.Request]:
         host = meta["lp_host"]
@@ -105,16 +108,17 @@ class SeedingMixin:
         parsed = parse_sitemap(response.body)
         requests = [
             self._sitemap_request(child)
-            for child in parsed.sitemaps
+            for child in (urljoin(response.url, entry.loc) for entry in parsed.sitemaps)
             if child not in self.flags["sitemap_files"]
             and len(self.flags["sitemap_files"]) < MAX_SITEMAP_FILES
         ]
-        for loc, lastmod in parsed.urls:
+        for entry in parsed.urls:
             if len(self.sitemap) >= MAX_SITEMAP_URLS:
                 break
             # kept even when off-site for now: the start URL may still redirect to www. or https
             with contextlib.suppress(ValueError):
-                self.sitemap.setdefault(normalize_url(loc, response.url, **self.norm), lastmod)
+                url = normalize_url(entry.loc, response.url, **self.norm)
+                self.sitemap.setdefault(url, entry.lastmod)
         return requests + self._sitemap_done()
 
     def sitemap_failed(self, failure: Failure) -> list[scrapy.Request]:

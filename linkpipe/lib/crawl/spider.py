@@ -23,9 +23,11 @@ from linkpipe.lib.crawl.frontier import FETCH, ROBOTS, ROBOTS_UNKNOWN, SEEN, TRA
 from linkpipe.lib.crawl.output import CrawlOutput, PreviousCrawl
 from linkpipe.lib.crawl.redirects import RedirectTracker
 from linkpipe.lib.crawl.seeding import SeedingMixin
-from linkpipe.lib.html.parse import decode_body, parse_page
-from linkpipe.lib.html.templates import SAMPLE_PAGES, TemplateDetector, sampled
+from linkpipe.lib.html.decoding import decode_body
+from linkpipe.lib.html.parse import parse_page
+from linkpipe.lib.html.templates import SAMPLE_PAGES, TemplateDetector
 from linkpipe.lib.records import PageRecord
+from linkpipe.lib.sharding import sampled, text_hash
 from linkpipe.lib.urls import is_crawlable_scheme, normalize_url, same_site, url_host, url_pattern
 
 PROGRESS_PREFIX = "LINKPIPE-PROGRESS"
@@ -225,7 +227,7 @@ class LinkSpider(SeedingMixin, scrapy.Spider):
             if fetch.looks_like_html(record.content_type, body):
                 html, record.charset = decode_body(body, fetch.header(response, "Content-Type"))
                 record.content_type = record.content_type or "text/html"
-                requests = self._html(record, html, fetch.sha1_text(html))
+                requests = self._html(record, html, text_hash(html))
         if record.url not in self.redirects.target:  # not handed to the redirect tracker
             self._finish(record)
         self._progress()
@@ -264,7 +266,7 @@ class LinkSpider(SeedingMixin, scrapy.Spider):
         return requests
 
     def page_failed(self, failure: Failure) -> None:
-        meta = failure.request.meta
+        meta = fetch.failed_request(failure).meta
         if meta.get("lp_kind") != "page":
             return
         record = self._record(

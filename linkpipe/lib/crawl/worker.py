@@ -19,7 +19,7 @@ from scrapy.crawler import CrawlerProcess
 from linkpipe.lib.crawl.config import LINKS_FILE, STATS_FILE, CrawlConfig
 from linkpipe.lib.crawl.fetch import ERROR_WORDS
 from linkpipe.lib.crawl.middleware import BYTES_STAT, REQUESTS_STAT
-from linkpipe.lib.crawl.output import RAW_LINKS_FILE
+from linkpipe.lib.crawl.output import RAW_LINKS_FILE, CrawlOutput
 from linkpipe.lib.crawl.spider import LinkSpider
 from linkpipe.lib.html.templates import apply_to_links_file
 
@@ -112,16 +112,29 @@ def main(argv: list[str]) -> int:
     process.crawl(crawler, config=cfg.to_dict(), out_dir=str(out_dir))
     process.start()
     elapsed = time.monotonic() - started
-    spider: LinkSpider = crawler.spider
-    output = spider.output
-    if output is None:
+    spider = crawler.spider
+    if not isinstance(spider, LinkSpider) or spider.output is None:
         raise SystemExit("crawl worker: the spider never started")
     raw_links = out_dir / RAW_LINKS_FILE
     reclassified = apply_to_links_file(spider.templates, raw_links, out_dir / LINKS_FILE)
     if not cfg.job_dir:  # a resumable crawl appends to the raw links when it resumes
         raw_links.unlink()
     scrapy_stats = crawler.stats.get_stats() if crawler.stats else {}
-    stats = {
+    stats = crawl_stats(spider, spider.output, scrapy_stats, elapsed, reclassified)
+    (out_dir / STATS_FILE).write_text(json.dumps(stats, indent=2), encoding="utf-8")
+    return 2 if stats["fatal"] else 0
+
+
+def crawl_stats(
+    spider: LinkSpider,
+    output: CrawlOutput,
+    scrapy_stats: dict[str, Any],
+    elapsed: float,
+    reclassified: int,
+) -> dict[str, Any]:
+    """The contents of ``stats.json``."""
+    skipped = {**spider.frontier.skipped, "non_crawlable_scheme": spider.tally["skipped_links"]}
+    return {
         "start_url": spider.start_url,
         "pages": output.counts["pages"],
         "html_pages": output.counts["html_pages"],
@@ -130,14 +143,7 @@ def main(argv: list[str]) -> int:
         "template_links_reclassified": reclassified,
         "status": dict(sorted(output.status.items())),
         "errors": dict(sorted(output.errors.items())),
-        "skipped": dict(
-            sorted(
-                {
-                    **spider.frontier.skipped,
-                    "non_crawlable_scheme": spider.tally["skipped_links"],
-                }.items()
-            )
-        ),
+        "skipped": dict(sorted(skipped.items())),
         "bytes_received": int(scrapy_stats.get(BYTES_STAT, 0)),
         "requests": int(scrapy_stats.get(REQUESTS_STAT, 0)),
         "retries": int(scrapy_stats.get("retry/count", 0)),
@@ -151,8 +157,6 @@ def main(argv: list[str]) -> int:
         "finish_reason": str(scrapy_stats.get("finish_reason", "")),
         "fatal": fatal_message(spider, output.counts["html_pages"]),
     }
-    (out_dir / STATS_FILE).write_text(json.dumps(stats, indent=2), encoding="utf-8")
-    return 2 if stats["fatal"] else 0
 
 
 if __name__ == "__main__":

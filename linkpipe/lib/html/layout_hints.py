@@ -10,6 +10,8 @@ import re
 
 from selectolax.lexbor import LexborNode
 
+from linkpipe.lib.records import LinkPosition
+
 HINT_SPLIT_RE = re.compile(r"[^a-z0-9]+")
 NAV_TOKENS = frozenset(
     {
@@ -67,7 +69,7 @@ def _layout_id_tokens(node: LexborNode) -> set[str]:
     return set()
 
 
-def class_hint(node: LexborNode) -> str | None:
+def class_hint(node: LexborNode) -> LinkPosition | None:
     """Position suggested by the class and id names of an element without semantic markup
     (``div.navfooter``, ``div#sidebar``, ``ul.menu``), as on DocBook, Sphinx or older sites."""
     attrs = node.attributes

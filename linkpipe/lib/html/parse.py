@@ -1,25 +1,20 @@
-"""Parse a fetched page once with selectolax (lexbor): metadata plus every link with its position.
-
-Also :func:`decode_body`, which turns raw bytes into text the way browsers do (BOM, HTTP header,
-``<meta charset>``, then detection).
-"""
+"""Parse a fetched page once with selectolax (lexbor): metadata plus every link with its position
+(decoding the bytes first is :func:`linkpipe.lib.html.decoding.decode_body`)."""
 
 from __future__ import annotations
 
-import codecs
 import contextlib
-import hashlib
 import json
 import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-import charset_normalizer
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from linkpipe.lib.html.layout_hints import class_hint
-from linkpipe.lib.records import LinkRecord
+from linkpipe.lib.records import NOFOLLOW_RELS, LinkPosition, LinkRecord
+from linkpipe.lib.sharding import text_hash
 from linkpipe.lib.urls import (
     DEFAULT_STRIP_PARAMS,
     TrailingSlash,
@@ -28,7 +23,6 @@ from linkpipe.lib.urls import (
     same_site,
 )
 
-NOFOLLOW_RELS = frozenset({"nofollow", "sponsored", "ugc"})
 # Elements whose links form one "block" (the unit that template detection compares across pages).
 BLOCK_TAGS = frozenset(
     "p ul ol dl menu nav table div section header footer aside article main body form blockquote "
@@ -40,18 +34,7 @@ GENERIC_LD_TYPES = frozenset(
     "WebSite Organization BreadcrumbList SiteNavigationElement ImageObject SearchAction ListItem "
     "EntryPoint Person WPHeader WPFooter WPSideBar".split()
 )
-_META_CHARSET_RE = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]+)""", re.I)
-_HEADER_CHARSET_RE = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]+)""", re.I)
 _REFRESH_RE = re.compile(r"""^\s*[\d.]*\s*[;,]?\s*(?:url\s*=\s*)?(["']?)(.+?)\1\s*$""", re.I)
-# WHATWG: browsers read these labels as windows-1252
-_CHARSET_ALIASES = dict.fromkeys(
-    ("iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii"), "windows-1252"
-)
-_BOMS = (
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
 
 
 @dataclass
@@ -75,53 +58,6 @@ class ParsedPage:
 def collapse(text: str) -> str:
     """Whitespace collapsed to single spaces, stripped."""
     return " ".join(text.split())
-
-
-def _charset_label(label: str) -> str | None:
-    label = label.strip().strip("\"'").lower()
-    label = _CHARSET_ALIASES.get(label, label)
-    try:
-        codecs.lookup(label)
-    except LookupError:
-        return None
-    return label
-
-
-def _detect_charset(sample: bytes) -> str | None:
-    """charset-normalizer's guess, preferring windows-1252 (the web's legacy default) on near ties."""
-    results = list(charset_normalizer.from_bytes(sample))
-    if not results:
-        return None
-    best = min(results, key=lambda m: m.chaos)
-    for match in results:
-        if match.encoding == "cp1252" and match.chaos <= best.chaos + 0.15:
-            return "windows-1252"
-    name = codecs.lookup(best.encoding).name
-    return re.sub(r"^cp(125\d)$", r"windows-\1", name)
-
-
-def decode_body(body: bytes, content_type_header: str = "") -> tuple[str, str]:
-    """Decode an HTML body: BOM, then header charset, then ``<meta>``, then detection, then UTF-8."""
-    for bom, name in _BOMS:
-        if body.startswith(bom):
-            return body[len(bom) :].decode(name, "replace"), name[:6]
-    match = _HEADER_CHARSET_RE.search(content_type_header or "")
-    label = _charset_label(match.group(1)) if match else None
-    if label is None:
-        meta = _META_CHARSET_RE.search(body[:4096])
-        label = _charset_label(meta.group(1).decode("ascii", "ignore")) if meta else None
-        if label and label.startswith("utf-16"):  # a <meta> readable as ASCII is not UTF-16
-            label = "utf-8"
-    if label is not None:
-        return body.decode(label, "replace"), label
-    try:
-        return body.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    name = _detect_charset(body[:262_144])
-    if name:
-        return body.decode(name, "replace"), name
-    return body.decode("utf-8", "replace"), "utf-8"
 
 
 def _ld_types(scripts: list[LexborNode]) -> list[str]:
@@ -150,15 +86,18 @@ def _ld_types(scripts: list[LexborNode]) -> list[str]:
     return found
 
 
+_State = tuple[LinkPosition | None, bool, int]  # position, inside sectioning content, block
+
+
 class _Context:
     """Memoized landmark position and link block for the ancestors of the page's links."""
 
     def __init__(self) -> None:
         # mem_id -> (position or None, inside sectioning content, block mem_id)
-        self.memo: dict[int, tuple[str | None, bool, int]] = {}
+        self.memo: dict[int, _State] = {}
         self.blocks: dict[int, LexborNode] = {}
 
-    def of(self, node: LexborNode | None) -> tuple[str | None, bool, int]:
+    def of(self, node: LexborNode | None) -> _State:
         chain: list[LexborNode] = []
         while node is not None and node.mem_id not in self.memo and node.tag != "-document":
             chain.append(node)
@@ -170,9 +109,7 @@ class _Context:
             self.memo[item.mem_id] = state
         return state
 
-    def _step(
-        self, node: LexborNode, parent: tuple[str | None, bool, int]
-    ) -> tuple[str | None, bool, int]:
+    def _step(self, node: LexborNode, parent: _State) -> _State:
         position, sectioned, block = parent
         tag = node.tag or ""
         if tag in BLOCK_TAGS:
@@ -335,7 +272,7 @@ def _assign_block_ids(
     for ordinal, (block, pairs) in enumerate(targets.items()):
         node = blocks.get(block)
         text = collapse(node.text(deep=True)) if node is not None else ""
-        digest = hashlib.sha1("\x1e".join([text, *sorted(pairs)]).encode("utf-8", "replace"))
-        ids[block] = f"{ordinal}:{digest.hexdigest()[:12]}"
+        signature = text_hash("\x1e".join([text, *sorted(pairs)]))
+        ids[block] = f"{ordinal}:{signature[:12]}"
     for link, block in zip(links, link_blocks, strict=True):
         link.block_id = ids[block]

@@ -15,7 +15,6 @@ unique to its page) is never reclassified. Only links whose position is "content
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections import Counter
@@ -102,13 +101,6 @@ def reclassify_template_links(
 
 def _dump(link: LinkRecord) -> str:
     return json.dumps(link.__dict__, ensure_ascii=False, separators=(",", ":")) + "\n"
-
-
-def sampled(url: str, probability: float) -> bool:
-    """Stable hash sample: the same URL is always in or out."""
-    if probability >= 1.0:
-        return True
-    return int(hashlib.sha1(url.encode()).hexdigest()[:8], 16) < probability * 0xFFFFFFFF
 
 
 def _page_groups(path: Path) -> Iterator[list[tuple[str, LinkRecord]]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class ImportFormatError(ValueError):
     """A crawl export, WARC or URL list that cannot be read, with where the problem is.
@@ -35,7 +37,9 @@ class ImportFormatError(ValueError):
             where += f', column "{self.column}"'
         return f"{where}: {self.message}"
 
-    def __reduce__(self):  # keep pickling (multiprocessing, Dagster) working
+    def __reduce__(  # keep pickling (multiprocessing, Dagster) working
+        self,
+    ) -> tuple[Callable[..., ImportFormatError], tuple[str, int | None, str | None, str, str]]:
         return (_rebuild, (self.file, self.line, self.column, self.message, self.unit))
 
 

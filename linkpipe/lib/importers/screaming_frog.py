@@ -15,7 +15,7 @@ from pathlib import Path
 from linkpipe.lib.importers.csv_table import CsvTable, Notes, Row
 from linkpipe.lib.importers.errors import ImportFormatError
 from linkpipe.lib.importers.model import ImportedCrawl
-from linkpipe.lib.records import LinkRecord, PageRecord
+from linkpipe.lib.records import NOFOLLOW_RELS, LinkPosition, LinkRecord, PageRecord
 from linkpipe.lib.urls import (
     DEFAULT_STRIP_PARAMS,
     cached_normalize,
@@ -26,9 +26,8 @@ from linkpipe.lib.urls import (
 
 PAGES_FILE = "internal_all.csv"
 INLINKS_FILE = "all_inlinks.csv"
-NOFOLLOW_RELS = frozenset({"nofollow", "sponsored", "ugc"})
 # Screaming Frog "Link Position" -> LinkRecord.position
-POSITIONS = {
+POSITIONS: dict[str, LinkPosition] = {
     "content": "content",
     "navigation": "navigation",
     "header": "header",
@@ -244,7 +243,7 @@ def _link(row: Row, internal: dict[str, bool], hosts: set[str], notes: Notes) ->
     )
 
 
-def _position(row: Row, notes: Notes) -> str:
+def _position(row: Row, notes: Notes) -> LinkPosition:
     text = row.text("Link Position")
     position = POSITIONS.get(text.lower())
     if position is None and text:

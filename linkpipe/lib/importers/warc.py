@@ -2,7 +2,7 @@
 
 Every ``response`` record of an http(s) URL becomes a :class:`PageRecord`, filled the way the
 crawler fills it: header fields, redirect hops, HTML decoded with ``decode_body`` and parsed with
-``parse_page``, ``content_hash`` = sha1 of the decoded HTML. Links are internal when their host is
+``parse_page``, ``content_hash`` = ``text_hash`` of the decoded HTML. Links are internal when their host is
 the host of some HTML response in the file. Depth is the link distance from the start URL (the first
 home page in the file, else its first response); pages no link reaches count as seeds (depth 1).
 """
@@ -10,21 +10,23 @@ home page in the file, else its first response); pages no link reaches count as 
 from __future__ import annotations
 
 import gzip
-import hashlib
+import io
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from linkpipe.lib.crawl.fetch import looks_like_html
-from linkpipe.lib.html.parse import decode_body, parse_page
+from linkpipe.lib.html.decoding import decode_body
+from linkpipe.lib.html.parse import parse_page
 from linkpipe.lib.html.templates import reclassify_template_links
 from linkpipe.lib.importers.csv_table import Notes
 from linkpipe.lib.importers.errors import ImportFormatError
 from linkpipe.lib.importers.model import ImportedCrawl
 from linkpipe.lib.records import LinkRecord, PageRecord
+from linkpipe.lib.sharding import text_hash
 from linkpipe.lib.urls import normalize_url, url_host
 
 _TRUNCATED = "truncated record: the file ends inside it"
@@ -43,11 +45,6 @@ class _Response:
     body: bytes
     date: str
     truncated: bool
-
-
-def sha1_text(text: str) -> str:
-    """Hex sha1 of a decoded document (the same as ``linkpipe.lib.crawl.fetch.sha1_text``)."""
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _header(headers: list[tuple[str, str]], name: str) -> str:
@@ -96,7 +93,7 @@ def _response(record: Any, offset: int, name: str) -> _Response | None:
     )
 
 
-def _responses(handle: IO[bytes], name: str, notes: Notes) -> list[_Response]:
+def _responses(handle: io.BufferedIOBase, name: str, notes: Notes) -> list[_Response]:
     """Every response of an open WARC; the whole file must parse, up to its last byte."""
     from warcio.archiveiterator import ArchiveIterator  # noqa: PLC0415 - optional dependency
 
@@ -173,7 +170,7 @@ def _page(response: _Response, hosts: set[str]) -> tuple[PageRecord, list[LinkRe
     record.byte_size = len(response.body)
     html, record.charset = decode_body(response.body, content_type_header)
     record.content_type = record.content_type or "text/html"
-    record.html, record.content_hash = html, sha1_text(html)
+    record.html, record.content_hash = html, text_hash(html)
     parsed = parse_page(html, record.url, hosts)
     record.title, record.h1 = parsed.title, parsed.h1
     record.meta_description, record.canonical = parsed.meta_description, parsed.canonical

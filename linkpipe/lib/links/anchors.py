@@ -4,13 +4,16 @@ Anchors are always words already in the source sentence (never invented), never 
 inside a heading or an existing link. Exact mentions of the target's title, H1, slug or the
 anchors other pages already use for it win; otherwise the best 2-6 word window of the
 sentence that shares the most weighted terms with the target is chosen. Below a quality floor
-there is no anchor and the opportunity says it needs a new sentence.
+there is no anchor and the opportunity says it needs a new sentence. Across a site's
+opportunities, :class:`AnchorLedger` keeps anchors varied and non-overlapping.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from linkpipe.lib.text.lexical import is_generic_anchor, phrase_key, tokens_with_offsets
@@ -26,6 +29,8 @@ TITLE_PREFIX_RE = re.compile(
 PHRASE_KIND_QUALITY = {"known_anchor": 1.0, "title": 1.0, "h1": 1.0, "slug": 0.9}
 PUNCT_RE = re.compile(r"[,;:()\[\]\u2013\u2014\"]|\s-\s")
 STOP_STEMS = frozenset(phrase_key(" ".join(STOPWORDS)))
+
+SentenceRange = tuple[int, int, int, int, int]  # (paragraph_idx, start, end, tok_lo, tok_hi)
 
 
 @dataclass
@@ -65,9 +70,10 @@ class TargetProfile:
         self.lengths = sorted({len(k) for k in self.keys}, reverse=True)
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class AnchorChoice:
-    """One placement: ``text[start:end]`` is the anchor inside the sentence."""
+    """One placement: ``text[start:end]`` is the anchor, ``sentence`` the sentence it is in
+    (starting at ``sentence_start`` of the source's main text)."""
 
     anchor_text: str
     start: int
@@ -101,7 +107,7 @@ def target_phrases(
     return phrases
 
 
-def sentence_token_ranges(src: SourceText) -> list[tuple[int, int, int, int, str]]:
+def sentence_token_ranges(src: SourceText) -> list[SentenceRange]:
     """(paragraph_idx, sent_start, sent_end, tok_lo, tok_hi) for linkable sentences."""
     out = []
     starts = [t[1] for t in src.tokens]
@@ -116,10 +122,13 @@ def sentence_token_ranges(src: SourceText) -> list[tuple[int, int, int, int, str
 
 
 def overlaps_link(src: SourceText, start: int, end: int) -> bool:
+    """Whether ``start:end`` overlaps a link already in the source."""
     return any(start < le and ls < end for ls, le in src.link_spans)
 
 
-def _choice(src: SourceText, sent: tuple, lo: int, hi: int, kind: str, q: float) -> AnchorChoice:
+def _choice(
+    src: SourceText, sent: SentenceRange, lo: int, hi: int, kind: str, q: float
+) -> AnchorChoice:
     para, s, e = sent[0], sent[1], sent[2]
     start, end = src.tokens[lo][1], src.tokens[hi - 1][2]
     return AnchorChoice(src.text[start:end], start, end, src.text[s:e], s, para, kind, q)
@@ -197,3 +206,39 @@ def place_anchor(
         if all(choice.end <= c.start or choice.start >= c.end for c in out):
             out.append(choice)
     return out[:limit]
+
+
+class AnchorLedger:
+    """The anchors placed so far on a site, so that anchors vary and never collide: one anchor
+    text links one target per source, a target gets the same anchor text a limited number of
+    times, and anchors on one source never overlap."""
+
+    def __init__(self, max_same_anchor_per_target: int) -> None:
+        self.max_same_anchor_per_target = max_same_anchor_per_target
+        # source -> anchor text (lower case) -> the target it links to
+        self.used_anchor: dict[str, dict[str, str]] = defaultdict(dict)
+        # (target, anchor text) -> times used
+        self.anchor_uses: dict[tuple[str, str], int] = defaultdict(int)
+        # source -> spans of the anchors placed in its main text
+        self.used_spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+
+    def pick(
+        self, source: str, target: str, choices: Sequence[AnchorChoice]
+    ) -> AnchorChoice | None:
+        """The first of ``choices`` not used for another target on the source, not overused for
+        this target, and not overlapping an anchor already placed on the source; None if none.
+        The choice returned counts as placed."""
+        used_here, spans = self.used_anchor[source], self.used_spans[source]
+        for choice in choices:
+            key = choice.anchor_text.lower()
+            if used_here.get(key, target) != target:
+                continue
+            if self.anchor_uses[(target, key)] >= self.max_same_anchor_per_target:
+                continue
+            if any(choice.start < e and s < choice.end for s, e in spans):
+                continue
+            used_here[key] = target
+            self.anchor_uses[(target, key)] += 1
+            spans.append((choice.start, choice.end))
+            return choice
+        return None

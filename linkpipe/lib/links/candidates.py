@@ -3,10 +3,8 @@ joined with TF-IDF, link-graph evidence and the best anchor placement."""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -20,6 +18,7 @@ from linkpipe.lib.links.anchors import (
     place_anchor,
     target_phrases,
 )
+from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.semantic_anchors import WindowVectors, place_anchor_semantic
 from linkpipe.lib.text.lexical import fit_tfidf, pair_cosines, phrase_key, top_terms
 from linkpipe.lib.text.mentions import Mention, MentionIndex
@@ -101,6 +100,7 @@ class SiteContext:
 def _place(
     site: SiteContext, src: SourceText | None, target: str, vecs: WindowVectors | None
 ) -> list[AnchorChoice]:
+    """Anchor choices for one target in the source, best first (semantic with ``vecs``)."""
     if src is None:
         return []
     profile = site.profile(target)
@@ -138,6 +138,16 @@ def graph_signals(site: SiteContext, source: str, target: str) -> tuple[float, f
     return cocitation, (len(out_a & out_b) / len(union) if union else 0.0)
 
 
+@dataclass(frozen=True, slots=True)
+class CandidateLimits:
+    """How many candidates of each kind a source gets."""
+
+    k: int = 20  # nearest pages by embedding
+    min_similarity: float = 0.2  # embedding neighbours below this are no candidates
+    k_lexical: int = 10  # nearest pages by TF-IDF
+    k_mention: int = 20  # pages the source names, by link probability
+
+
 def build_candidates(
     site: SiteContext,
     sources: list[str],
@@ -148,7 +158,7 @@ def build_candidates(
     sentence_vectors: dict[str, WindowVectors] | None = None,
     k_lexical: int = 10,
     k_mention: int = 20,
-) -> list[dict[str, Any]]:
+) -> list[CandidatePair]:
     """Candidate rows for the given source pages (each a ``candidate_pairs`` row).
 
     Candidates: the ``k`` nearest pages by embedding, the ``k_lexical`` nearest by TF-IDF and
@@ -156,6 +166,7 @@ def build_candidates(
     link probability); pages the source already links to in its content are skipped. With
     ``sentence_vectors`` anchors are placed semantically (see semantic_anchors), else
     lexically (see anchors)."""
+    limits = CandidateLimits(k, min_similarity, k_lexical, k_mention)
     sources = [s for s in sources if s in site.row_of]
     if not sources:
         return []
@@ -164,82 +175,102 @@ def build_candidates(
     most_linked = max(len(site.content_links.get(s, ())) for s in sources)
     sims, ids = ann.search(query, min(k + 1 + most_linked, k + 1 + 200))
     lexical_top = tfidf_neighbours(site, sources, k_lexical + 1 + most_linked)
-    rows: list[dict[str, Any]] = []
+    rows: list[CandidatePair] = []
     for qi, source in enumerate(sources):
         src_text = texts.get(source)
-        linked = site.content_links.get(source, set())
-        neighbours: dict[str, tuple[int, float]] = {}
-        rank = 0
-        for sim, idx in zip(sims[qi], ids[qi], strict=True):
-            if idx < 0 or ann.urls[idx] == source:
-                continue
-            rank += 1
-            if sim >= min_similarity and ann.urls[idx] not in linked:
-                neighbours[ann.urls[idx]] = (rank, float(sim))
-                if len(neighbours) >= k:
-                    break
-        extra = [t for t in lexical_top[qi] if t != source and t not in linked][:k_lexical]
         named = named_targets(site, source, src_text) if src_text is not None else {}
-        strong = [
-            m
-            for m in named.values()
-            if m.probability >= MIN_MENTION_PROBABILITY and m.target not in linked
-        ]
-        strong.sort(key=lambda m: (-m.probability, m.target))
-        extra += [m.target for m in strong[:k_mention]]
+        neighbours = semantic_neighbours(site, source, ann, sims[qi], ids[qi], limits)
+        extra = other_targets(site, source, lexical_top[qi], named, limits)
         for target in extra:
             if target not in neighbours:
                 sim = float(query[qi] @ site.vectors[site.row_of[target]])
                 neighbours[target] = (0, sim)
-        pairs = [(site.row_of[source], site.row_of[t]) for t in neighbours]
-        lexical = pair_cosines(site.tfidf, pairs)
-        for (target, (rank_, sim)), lex in zip(neighbours.items(), lexical, strict=True):
-            cocitation, shared = graph_signals(site, source, target)
-            choices = _place(site, src_text, target, (sentence_vectors or {}).get(source))
-            best = choices[0] if choices else None
-            title_match = (
-                best.quality if best and best.source_kind not in ("phrase", "semantic") else 0.0
+        vecs = (sentence_vectors or {}).get(source)
+        rows += pair_rows(site, source, neighbours, src_text, vecs, named)
+    return rows
+
+
+def semantic_neighbours(
+    site: SiteContext,
+    source: str,
+    ann: AnnIndex,
+    sims: np.ndarray,
+    ids: np.ndarray,
+    limits: CandidateLimits,
+) -> dict[str, tuple[int, float]]:
+    """The source's embedding neighbours not linked yet: target -> (rank, similarity).
+
+    The rank counts every neighbour but the source itself, linked or not."""
+    linked = site.content_links.get(source, set())
+    neighbours: dict[str, tuple[int, float]] = {}
+    rank = 0
+    for sim, idx in zip(sims, ids, strict=True):
+        if idx < 0 or ann.urls[idx] == source:
+            continue
+        rank += 1
+        if sim >= limits.min_similarity and ann.urls[idx] not in linked:
+            neighbours[ann.urls[idx]] = (rank, float(sim))
+            if len(neighbours) >= limits.k:
+                break
+    return neighbours
+
+
+def other_targets(
+    site: SiteContext,
+    source: str,
+    lexical_top: list[str],
+    named: dict[str, Mention],
+    limits: CandidateLimits,
+) -> list[str]:
+    """TF-IDF neighbours, then the pages the source names most convincingly (not linked yet)."""
+    linked = site.content_links.get(source, set())
+    extra = [t for t in lexical_top if t != source and t not in linked][: limits.k_lexical]
+    strong = [
+        m
+        for m in named.values()
+        if m.probability >= MIN_MENTION_PROBABILITY and m.target not in linked
+    ]
+    strong.sort(key=lambda m: (-m.probability, m.target))
+    return extra + [m.target for m in strong[: limits.k_mention]]
+
+
+def pair_rows(
+    site: SiteContext,
+    source: str,
+    neighbours: dict[str, tuple[int, float]],
+    src_text: SourceText | None,
+    vecs: WindowVectors | None,
+    named: dict[str, Mention],
+) -> list[CandidatePair]:
+    """One row per target with its TF-IDF, mention and graph evidence and its anchors."""
+    pairs = [(site.row_of[source], site.row_of[t]) for t in neighbours]
+    lexical = pair_cosines(site.tfidf, pairs)
+    rows = []
+    for (target, (rank, sim)), lex in zip(neighbours.items(), lexical, strict=True):
+        cocitation, shared = graph_signals(site, source, target)
+        choices = _place(site, src_text, target, vecs)
+        best = choices[0] if choices else None
+        title_match = (
+            best.quality if best and best.source_kind not in ("phrase", "semantic") else 0.0
+        )
+        mention = named.get(target)
+        rows.append(
+            CandidatePair(
+                source_url=source,
+                target_url=target,
+                semantic_rank=rank or None,
+                semantic_sim=round(sim, 6),
+                lexical_sim=round(float(lex), 6),
+                title_match=title_match,
+                mention_score=mention.probability if mention else 0.0,
+                mention_phrase=mention.phrase if mention else None,
+                mention_pages=mention.mentions if mention else None,
+                mention_links=mention.links if mention else None,
+                cocitation=round(cocitation, 6),
+                shared_neighbors=round(shared, 6),
+                already_linked_content=target in site.content_links.get(source, set()),
+                already_linked_nav=target in site.nav_links.get(source, set()),
+                anchors=tuple(choices),
             )
-            mention = named.get(target)
-            rows.append(
-                {
-                    "source_url": source,
-                    "target_url": target,
-                    "semantic_rank": rank_ or None,
-                    "semantic_sim": round(sim, 6),
-                    "lexical_sim": round(float(lex), 6),
-                    "title_match": title_match,
-                    "mention_score": mention.probability if mention else 0.0,
-                    "mention_phrase": mention.phrase if mention else None,
-                    "mention_pages": mention.mentions if mention else None,
-                    "mention_links": mention.links if mention else None,
-                    "cocitation": round(cocitation, 6),
-                    "shared_neighbors": round(shared, 6),
-                    "already_linked_content": target in site.content_links.get(source, set()),
-                    "already_linked_nav": target in site.nav_links.get(source, set()),
-                    "anchor_text": best.anchor_text if best else None,
-                    "anchor_start": best.start if best else None,
-                    "anchor_end": best.end if best else None,
-                    "anchor_source": best.source_kind if best else "none",
-                    "anchor_quality": best.quality if best else 0.0,
-                    "sentence": best.sentence if best else None,
-                    "sentence_start": best.sentence_start if best else None,
-                    "paragraph_idx": best.paragraph_idx if best else None,
-                    "anchor_alternatives": json.dumps(
-                        [
-                            {
-                                "anchor_text": c.anchor_text,
-                                "start": c.start,
-                                "end": c.end,
-                                "sentence": c.sentence,
-                                "sentence_start": c.sentence_start,
-                                "paragraph_idx": c.paragraph_idx,
-                                "source_kind": c.source_kind,
-                                "quality": c.quality,
-                            }
-                            for c in choices[1:]
-                        ]
-                    ),
-                }
-            )
+        )
     return rows

@@ -9,11 +9,11 @@ docs/architecture.md.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
 
+from linkpipe.lib.links.anchors import AnchorChoice, AnchorLedger
+from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair, LinkOpportunity
 from linkpipe.lib.text.lexical import phrase_key
 
 INFORMATIONAL = {"blog", "guide", "glossary", "page", "home"}
@@ -85,27 +85,29 @@ def target_need(facts: PageFacts) -> float:
     )
 
 
-def relevance(config: ScoringConfig, cand: dict[str, Any]) -> tuple[float, float]:
+def relevance(config: ScoringConfig, cand: CandidatePair) -> tuple[float, float]:
     """(relevance, graph score) of a candidate."""
     span = config.semantic_ceiling - config.semantic_floor
-    sem = min(1.0, max(0.0, (cand["semantic_sim"] - config.semantic_floor) / span))
-    graph = min(1.0, 0.6 * cand["cocitation"] + 0.4 * cand["shared_neighbors"])
+    sem = min(1.0, max(0.0, (cand.semantic_sim - config.semantic_floor) / span))
+    graph = min(1.0, 0.6 * cand.cocitation + 0.4 * cand.shared_neighbors)
     rel = (
         config.w_semantic * sem
-        + config.w_lexical * min(1.0, 2 * cand["lexical_sim"])
-        + config.w_title * cand["title_match"]
-        + config.w_mention * (cand.get("mention_score") or 0.0)
+        + config.w_lexical * min(1.0, 2 * cand.lexical_sim)
+        + config.w_title * cand.title_match
+        + config.w_mention * cand.mention_score
         + config.w_graph * graph
     )
     return rel, graph
 
 
 def _title_overlap(a: str, b: str) -> float:
+    """Jaccard of the stemmed words of two titles."""
     ka, kb = set(phrase_key(a)), set(phrase_key(b))
     return len(ka & kb) / len(ka | kb) if ka and kb else 0.0
 
 
 def _describe(facts: PageFacts) -> str:
+    """The target in a few words: "an orphan guide", "a deep post", "an underlinked page"."""
     need = []
     if facts.is_orphan:
         need.append("an orphan")
@@ -118,29 +120,32 @@ def _describe(facts: PageFacts) -> str:
     return f"{need[0] if need else 'a'} {noun}".replace("a orphan", "an orphan")
 
 
-def build_reason(cand: dict[str, Any], source: PageFacts, target: PageFacts) -> str:
-    """One plain-language line built from the pair's evidence."""
-    parts = [f'target is {_describe(target)} on "{target.title or cand["target_url"]}"']
+def _anchor_reason(anchor: AnchorChoice | None) -> str:
+    """Why the anchor placed (or its absence) fits, in words."""
+    if anchor is None or not anchor.anchor_text:
+        return "no sentence fits yet: add one"
+    if anchor.source_kind in ("title", "h1", "slug"):
+        return f'this sentence already names it ("{anchor.anchor_text}")'
+    if anchor.source_kind == "known_anchor":
+        return f'other pages link to it as "{anchor.anchor_text}", which this sentence uses'
+    return f'this paragraph is about "{anchor.anchor_text}"'
+
+
+def build_reason(
+    cand: CandidatePair, anchor: AnchorChoice | None, source: PageFacts, target: PageFacts
+) -> str:
+    """One plain-language line built from the pair's evidence and the anchor placed."""
+    parts = [f'target is {_describe(target)} on "{target.title or cand.target_url}"']
     if target.click_depth and target.click_depth > 3 and not target.is_orphan:
         parts[0] += f" ({target.click_depth} clicks deep)"
-    if cand.get("anchor_text"):
-        if cand["anchor_source"] in ("title", "h1", "slug"):
-            parts.append(f'this sentence already names it ("{cand["anchor_text"]}")')
-        elif cand["anchor_source"] == "known_anchor":
-            parts.append(
-                f'other pages link to it as "{cand["anchor_text"]}", which this sentence uses'
-            )
-        else:
-            parts.append(f'this paragraph is about "{cand["anchor_text"]}"')
-    else:
-        parts.append("no sentence fits yet: add one")
-    if cand.get("mention_links"):
+    parts.append(_anchor_reason(anchor))
+    if cand.mention_links:
         parts.append(
-            f'it mentions "{cand["mention_phrase"]}", and {cand["mention_links"]} of the '
-            f"{cand['mention_pages']} other pages that do link to the target"
+            f'it mentions "{cand.mention_phrase}", and {cand.mention_links} of the '
+            f"{cand.mention_pages} other pages that do link to the target"
         )
-    parts.append(f"semantic similarity {cand['semantic_sim']:.2f}")
-    if cand["cocitation"] > 0:
+    parts.append(f"semantic similarity {cand.semantic_sim:.2f}")
+    if cand.cocitation > 0:
         parts.append("often linked from the same pages")
     if target.business_value > 0:
         parts.append("target is " + ", ".join(target.value_notes or ["valuable to the business"]))
@@ -148,141 +153,146 @@ def build_reason(cand: dict[str, Any], source: PageFacts, target: PageFacts) -> 
     return "; ".join(parts)
 
 
+@dataclass(frozen=True, slots=True)
+class Priority:
+    """A candidate that passed the filters, with its score and the factors of it."""
+
+    score: float
+    relevance: float
+    graph: float
+    need: float
+    direction: float
+    authority: float
+    cand: CandidatePair
+
+
 def score_opportunities(
-    candidates: list[dict[str, Any]],
+    candidates: list[CandidatePair],
     facts: dict[str, PageFacts],
     decisions: dict[tuple[str, str], str] | None = None,
     config: ScoringConfig | None = None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[LinkOpportunity], list[CannibalisationPair]]:
     """(opportunity rows, cannibalisation rows) from every shard's candidate rows."""
     config = config or ScoringConfig()
     decisions = decisions or {}
-    scored, cannibal = [], {}
+    scored: list[Priority] = []
+    cannibal: dict[tuple[str, str], CannibalisationPair] = {}
     for cand in candidates:
-        s, t = cand["source_url"], cand["target_url"]
-        if s == t or cand["already_linked_content"] or s not in facts or t not in facts:
+        s, t = cand.source_url, cand.target_url
+        if s == t or cand.already_linked_content or s not in facts or t not in facts:
             continue
         if decisions.get((s, t)) == "rejected":
             continue
-        fs, ft = facts[s], facts[t]
-        if (
-            cand["semantic_sim"] >= config.cannibal_similarity
-            and fs.page_type == ft.page_type
-            and _title_overlap(fs.title, ft.title) >= config.cannibal_title_overlap
-        ):
-            key = tuple(sorted((s, t)))
-            cannibal[key] = {
-                "url_a": key[0],
-                "url_b": key[1],
-                "semantic_sim": cand["semantic_sim"],
-                "title_sim": round(_title_overlap(fs.title, ft.title), 4),
-                "reason": "near-identical topic and purpose: consolidate or differentiate",
-            }
+        twin = cannibalisation(config, cand, facts[s], facts[t])
+        if twin is not None:
+            cannibal[(twin.url_a, twin.url_b)] = twin
             continue
-        rel, graph = relevance(config, cand)
-        if rel < config.min_relevance:
-            continue
-        need = target_need(ft)
-        direction = direction_factor(config, fs.page_type, ft.page_type)
-        authority = fs.link_score / 100.0
-        score = rel * (0.7 + 0.3 * need) * (1 + 0.25 * ft.business_value) * direction
-        score *= 0.9 + 0.1 * authority
-        scored.append((score, rel, graph, need, direction, authority, cand))
-    scored.sort(key=lambda x: (-x[0], x[6]["source_url"], x[6]["target_url"]))
+        priority = prioritise(config, cand, facts[s], facts[t])
+        if priority is not None:
+            scored.append(priority)
+    scored.sort(key=lambda p: (-p.score, p.cand.source_url, p.cand.target_url))
+    return place_opportunities(scored, facts, decisions, config), list(cannibal.values())
+
+
+def cannibalisation(
+    config: ScoringConfig, cand: CandidatePair, source: PageFacts, target: PageFacts
+) -> CannibalisationPair | None:
+    """The pair as cannibalisation when the two pages are near-identical in topic and purpose."""
+    if (
+        cand.semantic_sim >= config.cannibal_similarity
+        and source.page_type == target.page_type
+        and _title_overlap(source.title, target.title) >= config.cannibal_title_overlap
+    ):
+        url_a, url_b = sorted((cand.source_url, cand.target_url))
+        return CannibalisationPair(
+            url_a=url_a,
+            url_b=url_b,
+            semantic_sim=cand.semantic_sim,
+            title_sim=round(_title_overlap(source.title, target.title), 4),
+            reason="near-identical topic and purpose: consolidate or differentiate",
+        )
+    return None
+
+
+def prioritise(
+    config: ScoringConfig, cand: CandidatePair, source: PageFacts, target: PageFacts
+) -> Priority | None:
+    """The candidate's score, None when it is not relevant enough.
+
+    score = relevance x need x business value x direction x source authority."""
+    rel, graph = relevance(config, cand)
+    if rel < config.min_relevance:
+        return None
+    need = target_need(target)
+    direction = direction_factor(config, source.page_type, target.page_type)
+    authority = source.link_score / 100.0
+    score = rel * (0.7 + 0.3 * need) * (1 + 0.25 * target.business_value) * direction
+    score *= 0.9 + 0.1 * authority
+    return Priority(score, rel, graph, need, direction, authority, cand)
+
+
+def place_opportunities(
+    scored: list[Priority],
+    facts: dict[str, PageFacts],
+    decisions: dict[tuple[str, str], str],
+    config: ScoringConfig,
+) -> list[LinkOpportunity]:
+    """Opportunity rows from candidates best first, within the caps, with their anchors.
+
+    ``scored`` is sorted by descending score, so the n-th row kept for a source is its rank n."""
     per_source: dict[str, int] = defaultdict(int)
     per_target: dict[str, int] = defaultdict(int)
-    used_anchor: dict[str, dict[str, str]] = defaultdict(dict)  # source -> anchor -> target
-    anchor_uses: dict[tuple[str, str], int] = defaultdict(int)  # (target, anchor) -> count
-    used_spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    ledger = AnchorLedger(config.max_same_anchor_per_target)
     rows = []
-    for score, rel, graph, need, direction, authority, cand in scored:
-        s, t = cand["source_url"], cand["target_url"]
+    for priority in scored:
+        s, t = priority.cand.source_url, priority.cand.target_url
         if per_source[s] >= config.max_per_source or per_target[t] >= config.max_per_target:
             continue
-        placement = _pick_anchor(cand, used_anchor[s], anchor_uses, used_spans[s], config)
+        anchor = ledger.pick(s, t, priority.cand.anchors)
         per_source[s] += 1
         per_target[t] += 1
-        row = {
-            "source_url": s,
-            "target_url": t,
-            "score": round(score, 6),
-            "relevance": round(rel, 6),
-            "semantic_sim": cand["semantic_sim"],
-            "lexical_sim": cand["lexical_sim"],
-            "title_match": cand["title_match"],
-            "mention_score": cand.get("mention_score") or 0.0,
-            "mention_phrase": cand.get("mention_phrase"),
-            "graph_score": round(graph, 6),
-            "target_need": need,
-            "business_value": facts[t].business_value,
-            "source_authority": round(authority, 6),
-            "direction_factor": direction,
-            "source_type": facts[s].page_type,
-            "target_type": facts[t].page_type,
-            "decision": decisions.get((s, t)),
-            **placement,
-        }
-        row["reason"] = build_reason({**cand, **placement}, facts[s], facts[t])
-        rows.append(row)
-    by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_source[row["source_url"]].append(row)
-    for group in by_source.values():
-        for rank, row in enumerate(sorted(group, key=lambda r: -r["score"]), start=1):
-            row["rank"] = rank
-    return rows, list(cannibal.values())
-
-
-def _pick_anchor(
-    cand: dict[str, Any],
-    used_here: dict[str, str],
-    anchor_uses: dict[tuple[str, str], int],
-    spans: list[tuple[int, int]],
-    config: ScoringConfig,
-) -> dict[str, Any]:
-    """The first anchor choice not used for another target here, not overused for this target,
-    and not overlapping an anchor already placed on this page."""
-    options = []
-    if cand.get("anchor_text"):
-        options.append(
-            {
-                "anchor_text": cand["anchor_text"],
-                "start": cand["anchor_start"],
-                "end": cand["anchor_end"],
-                "sentence": cand["sentence"],
-                "paragraph_idx": cand["paragraph_idx"],
-                "source_kind": cand["anchor_source"],
-            }
+        reason = build_reason(priority.cand, anchor, facts[s], facts[t])
+        rows.append(
+            opportunity(priority, per_source[s], facts, decisions.get((s, t)), anchor, reason)
         )
-    alts = cand.get("anchor_alternatives") or "[]"
-    options += json.loads(alts) if isinstance(alts, str) else alts
-    target = cand["target_url"]
-    for opt in options:
-        key = opt["anchor_text"].lower()
-        if used_here.get(key, target) != target:
-            continue
-        if anchor_uses[(target, key)] >= config.max_same_anchor_per_target:
-            continue
-        if any(opt["start"] < e and s < opt["end"] for s, e in spans):
-            continue
-        used_here[key] = target
-        anchor_uses[(target, key)] += 1
-        spans.append((opt["start"], opt["end"]))
-        return {
-            "anchor_text": opt["anchor_text"],
-            "anchor_start": opt["start"],
-            "anchor_end": opt["end"],
-            "sentence": opt["sentence"],
-            "paragraph_idx": opt["paragraph_idx"],
-            "placement": "in_sentence",
-            "anchor_source": opt["source_kind"],
-        }
-    return {
-        "anchor_text": None,
-        "anchor_start": None,
-        "anchor_end": None,
-        "sentence": None,
-        "paragraph_idx": None,
-        "placement": "needs_new_sentence",
-        "anchor_source": "none",
-    }
+    return rows
+
+
+def opportunity(
+    priority: Priority,
+    rank: int,
+    facts: dict[str, PageFacts],
+    decision: str | None,
+    anchor: AnchorChoice | None,
+    reason: str,
+) -> LinkOpportunity:
+    """The ``link_opportunities`` row of a kept candidate."""
+    cand = priority.cand
+    source, target = facts[cand.source_url], facts[cand.target_url]
+    return LinkOpportunity(
+        source_url=cand.source_url,
+        target_url=cand.target_url,
+        rank=rank,
+        score=round(priority.score, 6),
+        relevance=round(priority.relevance, 6),
+        semantic_sim=cand.semantic_sim,
+        lexical_sim=cand.lexical_sim,
+        title_match=cand.title_match,
+        mention_score=cand.mention_score,
+        mention_phrase=cand.mention_phrase,
+        graph_score=round(priority.graph, 6),
+        target_need=priority.need,
+        business_value=target.business_value,
+        source_authority=round(priority.authority, 6),
+        direction_factor=priority.direction,
+        source_type=source.page_type,
+        target_type=target.page_type,
+        anchor_text=anchor.anchor_text if anchor else None,
+        sentence=anchor.sentence if anchor else None,
+        anchor_start=anchor.start if anchor else None,
+        anchor_end=anchor.end if anchor else None,
+        paragraph_idx=anchor.paragraph_idx if anchor else None,
+        placement="in_sentence" if anchor else "needs_new_sentence",
+        decision=decision,
+        reason=reason,
+    )

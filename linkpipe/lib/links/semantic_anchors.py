@@ -109,11 +109,13 @@ def encode_sources(sources: dict[str, SourceText], encode: EncodeFn) -> dict[str
 
 
 def _token_bounds(src: SourceText, s: int, e: int) -> tuple[int, int]:
+    """The token range of the characters ``s:e``."""
     idx = [k for k, t in enumerate(src.tokens) if s <= t[1] < e]
     return (idx[0], idx[-1] + 1) if idx else (0, 0)
 
 
-def _sum_range(token_vecs: list, i: int, j: int, dim: int) -> np.ndarray:
+def _sum_range(token_vecs: list[np.ndarray | None], i: int, j: int, dim: int) -> np.ndarray:
+    """Sum of the vectors of tokens ``i:j`` (tokens without a vector count as zero)."""
     total = np.zeros(dim, np.float32)
     for v in token_vecs[i:j]:
         if v is not None:
@@ -122,6 +124,7 @@ def _sum_range(token_vecs: list, i: int, j: int, dim: int) -> np.ndarray:
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
+    """``v`` scaled to length 1 (zero stays zero)."""
     n = float(np.linalg.norm(v))
     return v / n if n > 0 else v
 

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+import duckdb
 import numpy as np
 
 from linkpipe.lib import progress
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import SiteContext, SitePage, build_candidates
-from linkpipe.lib.links.semantic_anchors import encode_sources
+from linkpipe.lib.links.rows import CandidatePair, records
+from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
 from linkpipe.lib.stages.ann_index import load_ann_index
 from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached, load_crawl_vectors
 from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
+from linkpipe.lib.vectors.ann import AnnIndex
+from linkpipe.lib.vectors.embedding import Embedder
 
 MAX_TEXT_CHARS = 20_000  # of each page's main text used for TF-IDF and mention counts
 
@@ -46,17 +50,20 @@ def load_site_context(db_path: str | Path, crawl_id: str) -> SiteContext:
     return SiteContext(pages, vectors, content, nav, known)
 
 
-def _source_texts(con: Any, crawl_id: str, shard: int) -> dict[str, SourceText]:
+def _source_texts(
+    con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int
+) -> dict[str, SourceText]:
+    """The main text of the shard's pages with their sentences and existing-link spans."""
     texts = {
         r["url"]: r["main_text"] or ""
         for r in fetch_dicts(con, "read/select_shard_source_texts", [crawl_id, shard])
     }
-    sentences: dict[str, list] = defaultdict(list)
+    sentences: dict[str, list[tuple[int, int, int, str]]] = defaultdict(list)
     for r in fetch_dicts(con, "read/select_shard_sentences", [crawl_id, shard]):
         sentences[r["url"]].append(
             (r["paragraph_idx"], r["start_offset"], r["end_offset"], r["block_kind"])
         )
-    spans: dict[str, list] = defaultdict(list)
+    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for r in fetch_dicts(con, "read/select_shard_text_links", [crawl_id, shard]):
         spans[r["url"]].append((r["start_offset"], r["end_offset"]))
     return {u: SourceText(t, sentences[u], spans[u]) for u, t in texts.items()}
@@ -79,26 +86,46 @@ def materialize_candidate_pairs(
     ann = load_ann_index(db_path, crawl_id)
     with open_db(db_path) as con:
         texts = _source_texts(con, crawl_id, shard)
-    sources = sorted(texts)
     semantic = len(site.pages) <= semantic_anchor_max_pages
-    embedder = cached_embedder(model) if semantic and sources else None
-
-    def encode(items: Any) -> Any:
-        return embed_cached(db_path, embedder, list(items), f"anchors shard {shard}")[0]
-
-    rows: list[dict[str, Any]] = []
-    for i in range(0, len(sources), 64):
-        batch = sources[i : i + 64]
-        vectors = encode_sources({u: texts[u] for u in batch}, encode) if embedder else None
-        rows += build_candidates(site, batch, texts, ann, k=k, sentence_vectors=vectors)
-        progress.report(f"candidates shard {shard}", min(i + 64, len(sources)), len(sources))
+    encode = anchor_encoder(db_path, cached_embedder(model), shard) if semantic and texts else None
+    rows = shard_candidates(site, ann, texts, shard, encode, k)
     with open_db(db_path) as con:
-        written = write_partition(con, crawl_id, {"candidate_pairs": rows}, shard=shard)
+        written = write_partition(con, crawl_id, {"candidate_pairs": records(rows)}, shard=shard)
+    closest = sorted(rows, key=lambda r: -r.semantic_sim)
     return StageResult(
         written,
         preview(
-            sorted(rows, key=lambda r: -r["semantic_sim"]),
+            records(closest),
             ["source_url", "target_url", "semantic_sim", "anchor_text"],
         ),
         {"anchor_mode": "semantic" if semantic else "lexical"},
     )
+
+
+def anchor_encoder(db_path: str | Path, embedder: Embedder, shard: int) -> EncodeFn:
+    """Word vectors for semantic anchors, cached in the database by text."""
+
+    def encode(items: Sequence[str]) -> np.ndarray:
+        return embed_cached(db_path, embedder, list(items), f"anchors shard {shard}")[0]
+
+    return encode
+
+
+def shard_candidates(
+    site: SiteContext,
+    ann: AnnIndex,
+    texts: dict[str, SourceText],
+    shard: int,
+    encode: EncodeFn | None,
+    k: int,
+) -> list[CandidatePair]:
+    """Candidates of every source of the shard, 64 sources at a time; anchors are placed
+    semantically with ``encode``, lexically without."""
+    sources = sorted(texts)
+    rows: list[CandidatePair] = []
+    for i in range(0, len(sources), 64):
+        batch = sources[i : i + 64]
+        vectors = encode_sources({u: texts[u] for u in batch}, encode) if encode else None
+        rows += build_candidates(site, batch, texts, ann, k=k, sentence_vectors=vectors)
+        progress.report(f"candidates shard {shard}", min(i + 64, len(sources)), len(sources))
+    return rows

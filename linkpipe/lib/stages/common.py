@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import polars as pl
 
 
 @dataclass
@@ -26,6 +29,10 @@ def decompress_html(blob: bytes | None) -> str:
     return zlib.decompress(blob).decode("utf-8") if blob else ""
 
 
-def preview(rows: list[dict[str, Any]], columns: list[str], limit: int = 5) -> list[dict]:
-    """The first ``limit`` rows restricted to ``columns``."""
+def preview(
+    rows: pl.DataFrame | Sequence[Mapping[str, object]], columns: list[str], limit: int = 5
+) -> list[dict[str, Any]]:
+    """The first ``limit`` rows (of a frame or of row mappings) restricted to ``columns``."""
+    if isinstance(rows, pl.DataFrame):
+        return rows.head(limit).select(columns).to_dicts()
     return [{c: r.get(c) for c in columns} for r in rows[:limit]]

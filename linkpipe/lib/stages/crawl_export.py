@@ -5,20 +5,31 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-import pyarrow as pa
+import polars as pl
 
 from linkpipe.lib import progress
 from linkpipe.lib.crawl import CrawlConfig, CrawlError, run_crawl
+from linkpipe.lib.crawl.config import PREVIOUS_FILE, PreviousPage
+from linkpipe.lib.crawl.output import write_previous
 from linkpipe.lib.importers import FILE_IMPORTERS, read_url_list
 from linkpipe.lib.records import LinkRecord, PageRecord
 from linkpipe.lib.sharding import shard_of
 from linkpipe.lib.stages.common import StageResult, compress_html, decompress_html
-from linkpipe.lib.storage import crawl_row, fetch_dicts, load_sql, open_db, write_partition
+from linkpipe.lib.storage import (
+    crawl_row,
+    fetch_dicts,
+    iter_dicts,
+    load_sql,
+    open_db,
+    write_partition,
+)
 
 BATCH = 2_000
+T = TypeVar("T")
 
 
 def register_crawl(
@@ -49,51 +60,55 @@ def crawl_settings(db_path: str | Path, crawl_id: str) -> dict[str, Any]:
     return row
 
 
-def _write_previous(db_path: str | Path, crawl_id: str, start_url: str, path: Path) -> int:
-    """Write the previous crawl's validators and HTML for a conditional recrawl."""
+def _previous_pages(
+    db_path: str | Path, crawl_id: str, start_url: str
+) -> Iterator[tuple[str, PreviousPage]]:
+    """The previous crawl's validators and HTML, for a conditional recrawl."""
     with open_db(db_path) as con:
-        rows = fetch_dicts(con, "read/select_previous_crawl_pages", [start_url, crawl_id])
-    with path.open("w", encoding="utf-8") as handle:
-        for r in rows:
-            handle.write(
-                json.dumps(
-                    {
-                        "url": r["url"],
-                        "etag": r["etag"],
-                        "last_modified": r["last_modified"],
-                        "content_hash": r["content_hash"],
-                        "html": decompress_html(r["html_z"]),
-                    }
-                )
-                + "\n"
+        for row in iter_dicts(con, "read/select_previous_crawl_pages", [start_url, crawl_id]):
+            yield (
+                row["url"],
+                PreviousPage(
+                    etag=row["etag"],
+                    last_modified=row["last_modified"],
+                    content_hash=row["content_hash"],
+                    html=decompress_html(row["html_z"]),
+                ),
             )
-    return len(rows)
 
 
-def _page_batches(pages: Iterator[PageRecord], n_shards: int) -> Iterator[pa.Table]:
-    batch: list[dict[str, Any]] = []
-    for page in pages:
-        row = page.as_row()
-        row["html_z"] = compress_html(row.pop("html")) if row.get("html") else None
-        row["hreflang"] = json.dumps(row["hreflang"])
-        row["shard"] = shard_of(page.url, n_shards)
-        batch.append(row)
-        if len(batch) >= BATCH:
-            yield pa.Table.from_pylist(batch)
-            batch = []
-    if batch:
-        yield pa.Table.from_pylist(batch)
+def _chunks(items: Iterator[T], size: int) -> Iterator[list[T]]:
+    while chunk := list(islice(items, size)):
+        yield chunk
 
 
-def _link_batches(links: Iterator[LinkRecord]) -> Iterator[pa.Table]:
-    batch: list[dict[str, Any]] = []
-    for link in links:
-        batch.append(link.as_row())
-        if len(batch) >= BATCH * 10:
-            yield pa.Table.from_pylist(batch)
-            batch = []
-    if batch:
-        yield pa.Table.from_pylist(batch)
+# column types that one batch of rows cannot show (all empty lists, all NULL)
+_PAGE_TYPES: dict[str, pl.DataType] = {
+    "redirect_chain": pl.List(pl.String()),
+    "html_z": pl.Binary(),
+    "hreflang": pl.String(),
+    "shard": pl.Int32(),
+}
+
+
+def _page_batches(pages: Iterator[PageRecord], n_shards: int) -> Iterator[pl.DataFrame]:
+    """``crawl_pages`` frames of :data:`BATCH` records: HTML compressed, hreflang as JSON."""
+    for batch in _chunks(pages, BATCH):
+        rows: list[dict[str, object]] = []
+        for page in batch:
+            row = page.as_row()
+            html = row.pop("html")
+            row["html_z"] = compress_html(html) if html else None
+            row["hreflang"] = json.dumps(row["hreflang"])
+            row["shard"] = shard_of(page.url, n_shards)
+            rows.append(row)
+        yield pl.DataFrame(rows, schema_overrides=_PAGE_TYPES, infer_schema_length=None)
+
+
+def _link_batches(links: Iterator[LinkRecord]) -> Iterator[pl.DataFrame]:
+    """``crawl_links`` frames of ``10 *`` :data:`BATCH` records."""
+    for batch in _chunks(links, BATCH * 10):
+        yield pl.DataFrame([link.as_row() for link in batch], infer_schema_length=None)
 
 
 def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) -> StageResult:
@@ -107,9 +122,10 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
     )
     with tempfile.TemporaryDirectory(prefix="linkpipe-crawl-") as tmp:
         out = Path(tmp)
-        reused = _write_previous(db_path, crawl_id, config.start_url, out / "previous_in.jsonl")
+        previous = _previous_pages(db_path, crawl_id, config.start_url)
+        reused = write_previous(previous, out / PREVIOUS_FILE)
         if reused:
-            config.previous_path = str(out / "previous_in.jsonl")
+            config.previous_path = str(out / PREVIOUS_FILE)
         if settings["source"] == "url_list":
             config.seed_urls = read_url_list(Path(settings["source_path"]))
             config.max_depth, config.use_sitemap = 0, False  # fetch the listed URLs only

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import duckdb
 
 from linkpipe.lib.content.indexability import IndexabilityRules, classify_pages
 from linkpipe.lib.run_config import indexability_rules
@@ -12,7 +15,7 @@ from linkpipe.lib.stages.common import StageResult, decompress_html, preview
 from linkpipe.lib.storage import iter_dicts, open_db, stored_config, write_partition
 
 
-def _pages_with_html(con: Any, crawl_id: str) -> Iterator[dict[str, Any]]:
+def _pages_with_html(con: duckdb.DuckDBPyConnection, crawl_id: str) -> Iterator[dict[str, Any]]:
     for page in iter_dicts(con, "read/select_pages_for_indexability", [crawl_id]):
         page["html"] = decompress_html(page.pop("html_z"))
         yield page
@@ -29,9 +32,7 @@ def materialize_indexable_pages(
         raise ValueError(f"crawl {crawl_id!r} has no pages: materialize crawl_export first")
     with open_db(db_path) as con:
         written = write_partition(con, crawl_id, {"indexable_pages": rows})
-    reasons: dict[str, int] = {}
-    for r in rows:
-        reasons[r["reason"] or "indexable"] = reasons.get(r["reason"] or "indexable", 0) + 1
+    reasons = dict(Counter(r["reason"] or "indexable" for r in rows))
     excluded = [r for r in rows if not r["indexable"]]
     return StageResult(
         written, preview(excluded, ["url", "reason", "detail"]), {"by_reason": reasons}

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
+from typing import NamedTuple
+
+import duckdb
+import polars as pl
 
 from linkpipe.lib.links.graph import build_link_graph
 from linkpipe.lib.run_config import deep_threshold
 from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.storage import crawl_row, fetch_dicts, open_db, stored_config, write_partition
 from linkpipe.lib.text.lexical import is_generic_anchor
+
+
+class ExistingLinks(NamedTuple):
+    """The crawl's resolved links, as sets of target URLs per source URL."""
+
+    content: dict[str, set[str]]  # links in the main content
+    nav: dict[str, set[str]]  # navigation, header, footer and aside links
+    anchors: dict[str, list[str]]  # known descriptive anchors per target, most used first
 
 
 def materialize_link_graph(
@@ -29,8 +40,9 @@ def materialize_link_graph(
         written = write_partition(
             con, crawl_id, {"link_edges": graph.edges, "page_link_metrics": graph.metrics}
         )
-    orphans = [m["url"] for m in graph.metrics if m["is_orphan"] and m["indexable"]]
-    top = sorted(graph.metrics, key=lambda m: -m["pagerank"])
+    metrics = graph.metrics
+    orphans = metrics.filter(pl.col("is_orphan") & pl.col("indexable"))["url"].to_list()
+    top = metrics.sort("pagerank", descending=True, maintain_order=True)
     return StageResult(
         written,
         preview(top, ["url", "pagerank", "content_inlinks", "click_depth"]),
@@ -38,11 +50,11 @@ def materialize_link_graph(
     )
 
 
-def load_existing_links(con: Any, crawl_id: str) -> tuple[dict, dict, dict]:
+def load_existing_links(con: duckdb.DuckDBPyConnection, crawl_id: str) -> ExistingLinks:
     """(content links per source, other links per source, known anchors per target)."""
-    content: dict[str, set[str]] = defaultdict(set)
-    nav: dict[str, set[str]] = defaultdict(set)
-    anchors: dict[str, Counter] = defaultdict(Counter)
+    content: defaultdict[str, set[str]] = defaultdict(set)
+    nav: defaultdict[str, set[str]] = defaultdict(set)
+    anchors: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for e in fetch_dicts(con, "read/select_content_edges", [crawl_id]):
         if e["position"] == "content":
             content[e["source_url"]].add(e["resolved_url"])
@@ -52,4 +64,4 @@ def load_existing_links(con: Any, crawl_id: str) -> tuple[dict, dict, dict]:
         else:
             nav[e["source_url"]].add(e["resolved_url"])
     known = {t: [a for a, _ in c.most_common()] for t, c in anchors.items()}
-    return content, nav, known
+    return ExistingLinks(content, nav, known)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+import duckdb
+
+from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.scoring import PageFacts, ScoringConfig, score_opportunities
 from linkpipe.lib.run_config import scoring_config
 from linkpipe.lib.stages.common import StageResult, preview
@@ -12,7 +14,15 @@ from linkpipe.lib.storage import fetch_dicts, open_db, stored_config, write_part
 from linkpipe.lib.value.signals import BusinessValue, load_business_values
 
 
-def load_page_facts(con: Any, crawl_id: str) -> dict[str, PageFacts]:
+def load_candidates(con: duckdb.DuckDBPyConnection, crawl_id: str) -> list[CandidatePair]:
+    """Every shard's candidate rows of the crawl."""
+    return [
+        CandidatePair.from_record(record)
+        for record in fetch_dicts(con, "read/select_candidates_for_crawl", [crawl_id])
+    ]
+
+
+def load_page_facts(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, PageFacts]:
     """What scoring knows of each indexable page: type, link metrics and business value."""
     page_rows = fetch_dicts(con, "read/select_page_facts", [crawl_id])
     values = load_business_values(con, [r["url"] for r in page_rows])
@@ -38,7 +48,7 @@ def materialize_link_opportunities(
 ) -> StageResult:
     """Filter, score, cap and explain the crawl's candidates."""
     with open_db(db_path) as con:
-        candidates = fetch_dicts(con, "read/select_candidates_for_crawl", [crawl_id])
+        candidates = load_candidates(con, crawl_id)
         facts = load_page_facts(con, crawl_id)
         decisions = {
             (r["source_url"], r["target_url"]): r["decision"]
@@ -48,14 +58,16 @@ def materialize_link_opportunities(
     rows, cannibal = score_opportunities(candidates, facts, decisions, config)
     with open_db(db_path) as con:
         written = write_partition(
-            con, crawl_id, {"link_opportunities": rows, "cannibalisation_pairs": cannibal}
+            con,
+            crawl_id,
+            {"link_opportunities": records(rows), "cannibalisation_pairs": records(cannibal)},
         )
-    best = sorted(rows, key=lambda r: -r["score"])
+    best = sorted(rows, key=lambda r: -r.score)
     return StageResult(
         written,
-        preview(best, ["source_url", "target_url", "anchor_text", "score"]),
+        preview(records(best), ["source_url", "target_url", "anchor_text", "score"]),
         {
-            "in_sentence": sum(r["placement"] == "in_sentence" for r in rows),
+            "in_sentence": sum(r.placement == "in_sentence" for r in rows),
             "pages_with_business_value": sum(f.business_value > 0 for f in facts.values()),
         },
     )

@@ -19,11 +19,11 @@ def materialize_topic_clusters(db_path: str | Path, crawl_id: str) -> StageResul
             r["url"]: r["title"] or ""
             for r in fetch_dicts(con, "read/select_page_titles", [crawl_id])
         }
-        content, _, _ = load_existing_links(con, crawl_id)
+        content = load_existing_links(con, crawl_id).content
     pairs = {(s, t) for s, ts in content.items() for t in ts}
-    rows, summary = cluster_pages(urls, matrix, titles, pairs)
+    clusters, summary = cluster_pages(urls, matrix, titles, pairs)
     with open_db(db_path) as con:
         written = write_partition(
-            con, crawl_id, {"topic_clusters": rows, "cluster_summary": summary}
+            con, crawl_id, {"topic_clusters": clusters, "cluster_summary": summary}
         )
     return StageResult(written, preview(summary, ["cluster_id", "cluster_label", "size", "is_gap"]))

@@ -107,10 +107,11 @@ class MentionIndex:
         return (links + cfg.strength * prior) / (mentions + cfg.strength), mentions, links
 
     def mentions_in(self, stems: Sequence[str], exclude: Iterable[str] = ()) -> dict[str, Mention]:
-        """The best-evidenced mention of each target named in a source's stems."""
+        """The best-evidenced mention of each target named in a source's stems; between names of
+        equal probability the longest (then the first in order) wins, the same on every run."""
         skip = set(exclude)
         best: dict[str, Mention] = {}
-        for key in self.keys_in(stems):
+        for key in sorted(self.keys_in(stems), key=lambda k: (-len(k), k)):
             for target, (phrase, kind) in self.targets[key].items():
                 if target in skip:
                     continue

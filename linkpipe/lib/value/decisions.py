@@ -65,6 +65,18 @@ def normalise_decision(value: str) -> str | None:
     return v if v in DECISIONS else None
 
 
+@dataclass(frozen=True)
+class DecisionColumns:
+    """Where each field of a decision sits in the CSV header (optional ones may be absent)."""
+
+    source: int
+    target: int
+    decision: int
+    who: int | None
+    when: int | None
+    note: int | None
+
+
 def _pick(header: list[str], names: tuple[str, ...]) -> int | None:
     lowered = [h.strip().lower() for h in header]
     return next((lowered.index(n) for n in names if n in lowered), None)
@@ -73,68 +85,94 @@ def _pick(header: list[str], names: tuple[str, ...]) -> int | None:
 def read_decisions_csv(path: Path) -> list[Decision]:
     """Every decision of an editor's CSV; rows without a decision are skipped. Any bad row
     raises ImportFormatError naming file, line and column, and nothing is returned."""
-    name = path.name
+    rows = _read_csv_rows(path)
+    header = rows[0]
+    columns = decision_columns(path.name, header)
+    out = []
+    for line, row in enumerate(rows[1:], start=2):
+        decision = parse_decision_row(path.name, line, header, columns, row)
+        if decision is not None:
+            out.append(decision)
+    return out
+
+
+def _read_csv_rows(path: Path) -> list[list[str]]:
+    """The CSV's rows, header first (a UTF-8 BOM is dropped); an unreadable or empty file
+    raises ImportFormatError."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(name, None, None, f"cannot read: {exc}") from exc
+        raise ImportFormatError(path.name, None, None, f"cannot read: {exc}") from exc
     rows = list(csv.reader(text.splitlines()))
     if not rows:
-        raise ImportFormatError(name, None, None, "the file is empty")
-    header = rows[0]
-    cols = {
-        k: _pick(header, names)
-        for k, names in (
-            ("source", SOURCE_COLUMNS),
-            ("target", TARGET_COLUMNS),
-            ("decision", DECISION_COLUMNS),
-            ("who", WHO_COLUMNS),
-            ("when", WHEN_COLUMNS),
-            ("note", NOTE_COLUMNS),
-        )
-    }
-    for key, label in (
-        ("source", "source_url"),
-        ("target", "target_url"),
-        ("decision", "decision"),
+        raise ImportFormatError(path.name, None, None, "the file is empty")
+    return rows
+
+
+def decision_columns(name: str, header: list[str]) -> DecisionColumns:
+    """The columns of each field, found by their usual names; a missing source, target or
+    decision column raises ImportFormatError (line 1)."""
+    required: dict[str, int] = {}
+    for label, names in (
+        ("source_url", SOURCE_COLUMNS),
+        ("target_url", TARGET_COLUMNS),
+        ("decision", DECISION_COLUMNS),
     ):
-        if cols[key] is None:
+        index = _pick(header, names)
+        if index is None:
             raise ImportFormatError(name, 1, label, f"missing column {label!r}")
-    out = []
-    for line, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) < len(header):
-            raise ImportFormatError(
-                name, line, None, f"expected {len(header)} fields, got {len(row)}"
-            )
-        get = {k: (row[i].strip() if i is not None else "") for k, i in cols.items()}
-        if not get["decision"]:
-            continue
-        decision = normalise_decision(get["decision"])
-        if decision is None:
-            raise ImportFormatError(
-                name,
-                line,
-                header[cols["decision"]],
-                f"expected accepted, rejected or deferred, got {get['decision']!r}",
-            )
-        for key in ("source", "target"):
-            if not get[key].startswith(("http://", "https://")):
-                raise ImportFormatError(
-                    name, line, header[cols[key]], f"expected an absolute URL, got {get[key]!r}"
-                )
-        if get["when"]:
-            try:
-                dt.datetime.fromisoformat(get["when"])
-            except ValueError as exc:
-                raise ImportFormatError(
-                    name, line, header[cols["when"]], f"expected an ISO date, got {get['when']!r}"
-                ) from exc
-        out.append(
-            Decision(get["source"], get["target"], decision, get["who"], get["when"], get["note"])
+        required[label] = index
+    return DecisionColumns(
+        required["source_url"],
+        required["target_url"],
+        required["decision"],
+        _pick(header, WHO_COLUMNS),
+        _pick(header, WHEN_COLUMNS),
+        _pick(header, NOTE_COLUMNS),
+    )
+
+
+def parse_decision_row(
+    name: str, line: int, header: list[str], columns: DecisionColumns, row: list[str]
+) -> Decision | None:
+    """The decision of one CSV row; None for a blank row or one without a decision. A short
+    row, an unknown decision, a relative URL or a bad date raises ImportFormatError."""
+    if not any(cell.strip() for cell in row):
+        return None
+    if len(row) < len(header):
+        raise ImportFormatError(name, line, None, f"expected {len(header)} fields, got {len(row)}")
+
+    def cell(index: int | None) -> str:
+        return row[index].strip() if index is not None else ""
+
+    source, target, typed = cell(columns.source), cell(columns.target), cell(columns.decision)
+    who, when, note = cell(columns.who), cell(columns.when), cell(columns.note)
+    if not typed:
+        return None
+    decision = normalise_decision(typed)
+    if decision is None:
+        raise ImportFormatError(
+            name,
+            line,
+            header[columns.decision],
+            f"expected accepted, rejected or deferred, got {typed!r}",
         )
-    return out
+    for url, index in ((source, columns.source), (target, columns.target)):
+        if not url.startswith(("http://", "https://")):
+            raise ImportFormatError(
+                name, line, header[index], f"expected an absolute URL, got {url!r}"
+            )
+    if when:
+        _check_iso_date(name, line, header, columns.when, when)
+    return Decision(source, target, decision, who, when, note)
+
+
+def _check_iso_date(name: str, line: int, header: list[str], index: int | None, when: str) -> None:
+    try:
+        dt.datetime.fromisoformat(when)
+    except ValueError as exc:
+        column = header[index] if index is not None else None
+        raise ImportFormatError(name, line, column, f"expected an ISO date, got {when!r}") from exc
 
 
 def save_decisions(db_path: str | Path, decisions: list[Decision], crawl_id: str | None) -> int:

@@ -11,8 +11,9 @@ import csv
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
+
+import duckdb
 
 from linkpipe.lib.importers import ImportFormatError
 from linkpipe.lib.urls import normalize_url
@@ -87,7 +88,7 @@ def read_signals_csv(path: Path, kind: str) -> list[PageSignals]:
             continue
         if len(row) <= url_col or not row[url_col].strip():
             raise ImportFormatError(name, line, header[url_col], "missing URL")
-        values: dict[str, Any] = {}
+        values: dict[str, float | None] = {}
         for key, col in numeric.items():
             if col is not None and col < len(row):
                 values[key] = _number(row[col], name, line, header[col])
@@ -173,7 +174,9 @@ def save_signals(db_path: str | Path, kind: str, signals: list[PageSignals], sou
     return len(signals)
 
 
-def load_business_values(con: Any, crawl_urls: list[str]) -> dict[str, BusinessValue]:
+def load_business_values(
+    con: duckdb.DuckDBPyConnection, crawl_urls: list[str]
+) -> dict[str, BusinessValue]:
     """Business values of the crawl's pages from every imported signal."""
     from linkpipe.lib.storage import fetch_dicts
 

@@ -4,12 +4,50 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import faiss
 import numpy as np
+import polars as pl
+from numpy.typing import NDArray
 
 from linkpipe.lib.content.summaries import content_words
+
+CLUSTER_SCHEMA = pl.Schema(
+    {
+        "url": pl.String,
+        "cluster_id": pl.Int32,
+        "cluster_label": pl.String,
+        "centroid_sim": pl.Float64,
+        "is_bridge": pl.Boolean,  # close to a second cluster's centroid too
+        "second_cluster_id": pl.Int32,  # that cluster, null when not a bridge
+    }
+)
+"""Columns of a ``topic_clusters`` row (``crawl_id`` is added when written)."""
+
+SUMMARY_SCHEMA = pl.Schema(
+    {
+        "cluster_id": pl.Int32,
+        "cluster_label": pl.String,
+        "size": pl.Int32,
+        "internal_content_links": pl.Int32,
+        "link_density": pl.Float64,  # content links inside / possible ordered pairs
+        "is_gap": pl.Boolean,  # loosely linked inside: a cluster gap
+    }
+)
+"""Columns of a ``cluster_summary`` row (``crawl_id`` is added when written)."""
+
+
+@dataclass
+class Clustering:
+    """Each page's similarity to every centroid, clusters ranked best first per page, and the
+    member URLs and label of each non-empty cluster."""
+
+    sims: NDArray[np.float32]  # (pages, k)
+    order: NDArray[np.intp]  # (pages, k): cluster ids by decreasing similarity
+    members: dict[int, list[str]]
+    labels: dict[int, str]
 
 
 def choose_k(n: int) -> int:
@@ -19,22 +57,31 @@ def choose_k(n: int) -> int:
 
 def cluster_pages(
     urls: list[str],
-    vectors: np.ndarray,
-    titles: dict[str, str],
+    vectors: NDArray[np.floating],
+    titles: Mapping[str, str],
     content_links: set[tuple[str, str]],
     k: int | None = None,
     bridge_margin: float = 0.03,
     gap_density: float = 0.1,
     seed: int = 0,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(topic_clusters rows, cluster_summary rows) for one crawl."""
-    n = len(urls)
-    if n == 0:
-        return [], []
-    k = k or choose_k(n)
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(``topic_clusters`` frame, ``cluster_summary`` frame) for one crawl; see
+    :data:`CLUSTER_SCHEMA` and :data:`SUMMARY_SCHEMA`."""
+    if not urls:
+        return pl.DataFrame(schema=CLUSTER_SCHEMA), pl.DataFrame(schema=SUMMARY_SCHEMA)
+    k = k or choose_k(len(urls))
     x = np.ascontiguousarray(vectors, dtype=np.float32)
+    clustering = assign_clusters(urls, x, spherical_centroids(x, k, seed), titles)
+    return (
+        page_clusters(urls, clustering, k, bridge_margin),
+        cluster_summary(clustering, content_links, gap_density),
+    )
+
+
+def spherical_centroids(x: NDArray[np.float32], k: int, seed: int) -> NDArray[np.float32]:
+    """``k`` unit-length centroids of the rows of ``x`` (spherical k-means; the mean for one)."""
     if k == 1:
-        centroids = x.mean(axis=0, keepdims=True)
+        centroids: NDArray[np.float32] = x.mean(axis=0, keepdims=True)
     else:
         km = faiss.Kmeans(
             x.shape[1],
@@ -46,15 +93,36 @@ def cluster_pages(
             min_points_per_centroid=1,  # small sites: no "please provide more points" warning
         )
         km.train(x)
+        if km.centroids is None:  # set by train(); None only before training
+            raise RuntimeError("k-means training produced no centroids")
         centroids = km.centroids
-    centroids = centroids / np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-9)
-    sims = x @ centroids.T
+    norms = np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-9)
+    unit: NDArray[np.float32] = centroids / norms
+    return unit
+
+
+def assign_clusters(
+    urls: list[str],
+    x: NDArray[np.float32],
+    centroids: NDArray[np.float32],
+    titles: Mapping[str, str],
+) -> Clustering:
+    """Each page to its most similar centroid; clusters labelled from their members' titles."""
+    sims: NDArray[np.float32] = x @ centroids.T
     order = np.argsort(-sims, axis=1)
-    assign = order[:, 0]
     members: dict[int, list[str]] = {}
-    for url, c in zip(urls, assign, strict=True):
+    for url, c in zip(urls, order[:, 0], strict=True):
         members.setdefault(int(c), []).append(url)
     labels = {c: _label([titles.get(u, "") for u in us]) for c, us in members.items()}
+    return Clustering(sims, order, members, labels)
+
+
+def page_clusters(
+    urls: list[str], clustering: Clustering, k: int, bridge_margin: float
+) -> pl.DataFrame:
+    """One :data:`CLUSTER_SCHEMA` row per page, in ``urls`` order. A page is a bridge when its
+    second-best (non-empty) cluster is within ``bridge_margin`` of its best."""
+    sims, order = clustering.sims, clustering.order
     rows = []
     for i, url in enumerate(urls):
         first = int(order[i, 0])
@@ -62,35 +130,43 @@ def cluster_pages(
         is_bridge = bool(
             second is not None
             and sims[i, first] - sims[i, second] <= bridge_margin
-            and len(members.get(second, [])) > 0
+            and len(clustering.members.get(second, [])) > 0
         )
         rows.append(
-            {
-                "url": url,
-                "cluster_id": first,
-                "cluster_label": labels[first],
-                "centroid_sim": round(float(sims[i, first]), 6),
-                "is_bridge": is_bridge,
-                "second_cluster_id": second if is_bridge else None,
-            }
+            (
+                url,
+                first,
+                clustering.labels[first],
+                round(float(sims[i, first]), 6),
+                is_bridge,
+                second if is_bridge else None,
+            )
         )
-    summary = []
-    for c, us in sorted(members.items()):
+    return pl.DataFrame(rows, schema=CLUSTER_SCHEMA, orient="row")
+
+
+def cluster_summary(
+    clustering: Clustering, content_links: set[tuple[str, str]], gap_density: float
+) -> pl.DataFrame:
+    """One :data:`SUMMARY_SCHEMA` row per non-empty cluster, by cluster id. A cluster of three
+    or more pages whose content-link density is under ``gap_density`` is a gap."""
+    rows = []
+    for c, us in sorted(clustering.members.items()):
         inside = set(us)
         links = sum(1 for s, t in content_links if s in inside and t in inside)
         possible = len(us) * (len(us) - 1)
         density = links / possible if possible else 0.0
-        summary.append(
-            {
-                "cluster_id": c,
-                "cluster_label": labels[c],
-                "size": len(us),
-                "internal_content_links": links,
-                "link_density": round(density, 6),
-                "is_gap": len(us) >= 3 and density < gap_density,
-            }
+        rows.append(
+            (
+                c,
+                clustering.labels[c],
+                len(us),
+                links,
+                round(density, 6),
+                len(us) >= 3 and density < gap_density,
+            )
         )
-    return rows, summary
+    return pl.DataFrame(rows, schema=SUMMARY_SCHEMA, orient="row")
 
 
 def _label(titles: list[str], words: int = 3) -> str:

@@ -8,15 +8,19 @@ local path can be named instead (a name needs the Hugging Face cache or internet
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
+from numpy.typing import NDArray
 
 DEFAULT_MODEL = "bundled:all-MiniLM-L6-v2"
 ProgressFn = Callable[[int, int], None]
+Vectors = NDArray[np.float32]
+"""One L2-normalised float32 row per text."""
 
 
 class EmbeddingError(RuntimeError):
@@ -29,7 +33,7 @@ class Embedder(Protocol):
     model_id: str
     dim: int
 
-    def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> np.ndarray:
+    def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> Vectors:
         """Vectors of shape (len(texts), dim), L2-normalised."""
         ...
 
@@ -57,8 +61,8 @@ class SentenceTransformerEmbedder:
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
 
-        hf_logging.set_verbosity_error()
-        hf_logging.disable_progress_bar()  # the CLI draws its own progress
+        hf_logging.set_verbosity(logging.ERROR)
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # CLI has its own
         path = resolve_model_path(model)
         if os.path.isdir(path):
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -71,7 +75,7 @@ class SentenceTransformerEmbedder:
         self.dim = int(self._model.get_embedding_dimension() or 0)
         self.batch_size = batch_size
 
-    def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> np.ndarray:
+    def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> Vectors:
         """Embed in length-sorted batches; report (done, total) after each batch."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -97,7 +101,7 @@ class HashingEmbedder:
         self.dim = dim
         self.model_id = f"hashing-{dim}"
 
-    def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> np.ndarray:
+    def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> Vectors:
         """One normalised vector per text from hashed lower-case words."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
@@ -108,7 +112,8 @@ class HashingEmbedder:
         norms[norms == 0] = 1.0
         if progress:
             progress(len(texts), len(texts))
-        return out / norms
+        normalised: Vectors = out / norms
+        return normalised
 
 
 def make_embedder(model: str = DEFAULT_MODEL) -> Embedder:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import codecs
 import gzip
 
 import pytest
 
-from linkpipe.lib.html.parse import decode_body, parse_page
+from linkpipe.lib.html.decoding import decode_body
+from linkpipe.lib.html.parse import parse_page
 
 PAGE = """<!doctype html><html><head>
 <title>  Hello
@@ -145,6 +147,23 @@ def test_decode_body_charset_sources() -> None:
     assert decode_body(b"abc", "text/html; charset=bogus-charset") == ("abc", "utf-8")
     garbage, charset = decode_body(gzip.compress(b"x" * 100), "")
     assert isinstance(garbage, str) and charset
+
+
+def test_decode_body_follows_browsers_where_declarations_mislead() -> None:
+    text = "<p>Grüße</p>"
+    # a <meta> readable as ASCII cannot be UTF-16: the page is UTF-8 (WHATWG)
+    utf16_meta = b'<meta charset="utf-16">' + text.encode("utf-8")
+    assert decode_body(utf16_meta, "text/html") == ('<meta charset="utf-16">' + text, "utf-8")
+    utf32 = codecs.BOM_UTF32_LE + text.encode("utf-32-le")
+    assert decode_body(utf32, "text/html; charset=utf-8") == (text, "utf-32")
+    assert decode_body(codecs.BOM_UTF16_BE + text.encode("utf-16-be")) == (text, "utf-16")
+    xml_decl = b'<?xml version="1.0" encoding="iso-8859-1"?>' + text.encode("cp1252")
+    assert decode_body(xml_decl, "application/xhtml+xml")[1] == "windows-1252"
+    commented = b'<!-- <meta charset="koi8-r"> -->' + text.encode("utf-8")
+    assert decode_body(commented, "text/html") == (
+        '<!-- <meta charset="koi8-r"> -->' + text,
+        "utf-8",
+    )
 
 
 def test_positions_from_class_and_id_names() -> None:

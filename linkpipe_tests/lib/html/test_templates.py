@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from linkpipe.lib.html.templates import (
     reclassify_template_links,
 )
 from linkpipe.lib.records import LinkRecord
+from linkpipe.lib.sharding import sampled, shard_of
 
 MENU = "".join(f'<div class="item"><a href="/s{i}/">Section {i}</a></div>' for i in range(4))
 LIST_MENU = '<ul class="list">{items}</ul>'
@@ -105,3 +107,17 @@ def test_streamed_file_matches_in_memory(tmp_path: Path) -> None:
     ]
     assert changed == reclassify_template_links(pages) > 0
     assert reclassified == [link for links in pages.values() for link in links]
+
+
+def test_template_sample_and_shards_are_the_same_stable_url_hash() -> None:
+    """sharding holds the one URL hash: the crawl's template sample and the asset shards."""
+    urls = [f"https://a.example/p{i}" for i in range(2000)]
+    digests = {u: hashlib.sha1(u.encode()).digest() for u in urls}
+    picked = [u for u in urls if sampled(u, 0.25)]
+    assert 400 < len(picked) < 600
+    # the formula the template sample had before the hashes were merged
+    assert picked == [u for u in urls if int(digests[u].hex()[:8], 16) < 0.25 * 0xFFFFFFFF]
+    assert all(sampled(u, 1.0) for u in urls)
+    assert [shard_of(u, 4) for u in urls[:8]] == [
+        int.from_bytes(digests[u][:8], "big") % 4 for u in urls[:8]
+    ]

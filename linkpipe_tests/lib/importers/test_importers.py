@@ -442,14 +442,13 @@ def test_warc_redirect_chains_through_the_file(tmp_path):
 
 
 def test_warc_hash_matches_the_crawler(tmp_path):
-    pytest.importorskip("scrapy")
-    from linkpipe.lib.crawl.fetch import sha1_text
+    from linkpipe.lib.sharding import text_hash
 
     path = tmp_path / "crawl.warc.gz"
     _write_warc(path)
     for page in read_warc(path).pages:
         if page.html:
-            assert page.content_hash == sha1_text(page.html)
+            assert page.content_hash == text_hash(page.html)
 
 
 def test_warc_gzipped_as_a_whole_is_read(tmp_path):

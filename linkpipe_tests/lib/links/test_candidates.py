@@ -1,9 +1,13 @@
 """Candidate generation: semantic neighbours plus the pages a source names, with evidence."""
 
+import json
+from dataclasses import replace
+
 import numpy as np
 
-from linkpipe.lib.links.anchors import SourceText
+from linkpipe.lib.links.anchors import AnchorChoice, SourceText
 from linkpipe.lib.links.candidates import SiteContext, SitePage, build_candidates
+from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.vectors.ann import build_index
 
 TEXTS = {
@@ -42,21 +46,26 @@ def test_a_named_page_is_a_candidate_with_its_link_probability_and_anchor() -> N
     site, texts = _site()
     ann = build_index(site.vectors, [p.url for p in site.pages])
     rows = build_candidates(site, ["/a"], texts, ann, k=1, k_lexical=0)
-    by_target = {r["target_url"]: r for r in rows}
+    by_target = {r.target_url: r for r in rows}
     assert sorted(by_target) == ["/d", "/gdal"]
     semantic, named = by_target["/d"], by_target["/gdal"]
-    assert (semantic["semantic_rank"], semantic["mention_score"]) == (1, 0.0)
-    assert semantic["mention_phrase"] is None
+    assert (semantic.semantic_rank, semantic.mention_score) == (1, 0.0)
+    assert semantic.mention_phrase is None
     # "GDAL" is in /a, /b and /c (not counting /gdal itself); /b and /c link it:
     # (2 + 2 x 0.1) / (3 + 2) = 0.44
-    assert named["semantic_rank"] is None
-    assert named["semantic_sim"] == 0.0
-    assert (named["mention_score"], named["mention_phrase"]) == (0.44, "GDAL")
-    assert (named["mention_pages"], named["mention_links"]) == (3, 2)
+    assert named.semantic_rank is None
+    assert named.semantic_sim == 0.0
+    assert (named.mention_score, named.mention_phrase) == (0.44, "GDAL")
+    assert (named.mention_pages, named.mention_links) == (3, 2)
     # the one-word name is linked often enough on this site to be the anchor
-    assert (named["anchor_text"], named["anchor_start"], named["anchor_end"]) == ("GDAL", 8, 12)
-    assert named["anchor_source"] == "title" and named["title_match"] == 1.0
-    assert named["sentence"] == "Install GDAL before the raster tools."
+    best = named.best_anchor
+    assert best is not None
+    assert (best.anchor_text, best.start, best.end) == ("GDAL", 8, 12)
+    assert best.source_kind == "title" and named.title_match == 1.0
+    assert best.sentence == "Install GDAL before the raster tools."
+    record = named.record()
+    assert (record["anchor_text"], record["anchor_start"], record["anchor_end"]) == ("GDAL", 8, 12)
+    assert (record["anchor_source"], record["sentence_start"]) == ("title", 0)
 
 
 def test_names_below_the_probability_floor_bring_no_candidate() -> None:
@@ -65,7 +74,7 @@ def test_names_below_the_probability_floor_bring_no_candidate() -> None:
     site = SiteContext(site.pages, site.vectors, {}, {}, {"/gdal": ["GDAL"]})
     ann = build_index(site.vectors, [p.url for p in site.pages])
     rows = build_candidates(site, ["/a"], texts, ann, k=1, k_lexical=0)
-    assert [r["target_url"] for r in rows] == ["/d"]
+    assert [r.target_url for r in rows] == ["/d"]
 
 
 def test_a_named_page_already_linked_from_the_content_is_no_candidate() -> None:
@@ -74,4 +83,29 @@ def test_a_named_page_already_linked_from_the_content_is_no_candidate() -> None:
     site = SiteContext(site.pages, site.vectors, links, {}, {"/gdal": ["GDAL"]})
     ann = build_index(site.vectors, [p.url for p in site.pages])
     rows = build_candidates(site, ["/a"], texts, ann, k=1, k_lexical=0)
-    assert [r["target_url"] for r in rows] == ["/d"]
+    assert [r.target_url for r in rows] == ["/d"]
+
+
+def test_a_candidate_row_reads_back_as_written() -> None:
+    site, texts = _site()
+    ann = build_index(site.vectors, [p.url for p in site.pages])
+    rows = build_candidates(site, ["/a"], texts, ann, k=1, k_lexical=0)
+    extra = AnchorChoice("raster tools", 24, 36, "Install GDAL before the raster tools.", 0, 0,
+                         "phrase", 0.7)  # fmt: skip
+    rows.append(replace(rows[-1], anchors=(*rows[-1].anchors, extra)))
+    rows.append(replace(rows[0], anchors=()))
+    for row in rows:
+        record = json.loads(json.dumps(row.record()))  # what DuckDB gives back
+        assert CandidatePair.from_record(record) == row
+    assert json.loads(rows[-2].record()["anchor_alternatives"]) == [
+        {"anchor_text": "raster tools", "start": 24, "end": 36,
+         "sentence": "Install GDAL before the raster tools.", "sentence_start": 0,
+         "paragraph_idx": 0, "source_kind": "phrase", "quality": 0.7}
+    ]  # fmt: skip
+    none = rows[-1].record()
+    assert (none["anchor_text"], none["anchor_source"], none["anchor_quality"]) == (
+        None,
+        "none",
+        0.0,
+    )
+    assert none["anchor_alternatives"] == "[]"

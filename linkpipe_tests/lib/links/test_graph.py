@@ -2,7 +2,13 @@
 
 import pytest
 
-from linkpipe.lib.links.graph import build_link_graph, pagerank, resolve_map
+from linkpipe.lib.links.graph import (
+    EDGE_SCHEMA,
+    METRICS_SCHEMA,
+    build_link_graph,
+    pagerank,
+    resolve_map,
+)
 
 H = "http://g.test"
 
@@ -64,7 +70,9 @@ def test_counts_depth_orphans_and_nofollow():
     ]
     indexable = {H + p: True for p in ("/", "/a/", "/b/", "/c/", "/d/", "/orphan/")}
     result = build_link_graph(pages, links, H + "/", indexable, deep_threshold=2)
-    m = {r["url"][len(H) :]: r for r in result.metrics}
+    assert result.metrics.schema == METRICS_SCHEMA and result.edges.schema == EDGE_SCHEMA
+    assert result.metrics["url"].to_list() == sorted(p["url"] for p in pages)
+    m = {r["url"][len(H) :]: r for r in result.metrics.to_dicts()}
     assert m["/b/"]["content_inlinks"] == 3 and m["/b/"]["unique_content_inlinks"] == 2
     assert m["/a/"]["nav_inlinks"] == 1 and m["/a/"]["content_inlinks"] == 0
     assert m["/a/"]["content_outlinks"] == 2 and m["/a/"]["nav_outlinks"] == 1
@@ -73,7 +81,33 @@ def test_counts_depth_orphans_and_nofollow():
     assert m["/orphan/"]["is_orphan"] and m["/orphan/"]["in_sitemap"]
     assert not m["/d/"]["is_orphan"] and not m["/"]["is_orphan"]
     assert m["/c/"]["is_deep"] is False and m["/b/"]["is_deep"] is False
-    assert sum(r["pagerank"] for r in result.metrics) == pytest.approx(1.0)
+    assert result.metrics["pagerank"].sum() == pytest.approx(1.0)
     assert m["/b/"]["pagerank"] > m["/orphan/"]["pagerank"]
-    edge = next(e for e in result.edges if e["target_url"] == H + "/old-b/")
-    assert edge["resolved_url"] == H + "/b/"
+    edges = {
+        (e["source_url"][len(H) :], e["target_url"][len(H) :]): e for e in result.edges.to_dicts()
+    }
+    assert len(result.edges) == 7  # every link kept: none is a self link or leaves the crawl
+    assert edges["/", "/old-b/"] == {
+        "source_url": H + "/",
+        "target_url": H + "/old-b/",
+        "resolved_url": H + "/b/",
+        "anchor_text": "x",
+        "position": "content",
+        "nofollow": False,
+    }
+    assert edges["/c/", "/d/"]["nofollow"] and edges["/a/", "/"]["position"] == "header"
+
+
+def test_self_links_and_links_out_of_the_crawl_are_dropped():
+    pages = [pg("/"), pg("/a/"), pg("/old/", status=301, final_url=H + "/a/")]
+    links = [ln("/", "/a/"), ln("/a/", "/old/"), ln("/a/", "/a/"), ln("/a/", "/nowhere/")]
+    result = build_link_graph(pages, links, H + "/", {H + "/": True, H + "/a/": True})
+    assert [(e["source_url"], e["target_url"]) for e in result.edges.to_dicts()] == [
+        (H + "/", H + "/a/")
+    ]
+    m = {r["url"]: r for r in result.metrics.to_dicts()}
+    assert m[H + "/old/"]["is_orphan"] and not m[H + "/old/"]["indexable"]
+    assert m[H + "/a/"]["content_outlinks"] == 0 and m[H + "/a/"]["content_inlinks"] == 1
+    # only /a/ has an inlink: it has the top PageRank (score 100), the two others the lowest
+    scores = [m[H + p]["link_score"] for p in ("/", "/a/", "/old/")]
+    assert scores == pytest.approx([0.0, 100.0, 0.0])

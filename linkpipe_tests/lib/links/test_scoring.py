@@ -1,9 +1,9 @@
 """Filters, priority components, caps, anchor rules and reasons of opportunity scoring."""
 
-import json
-
 import pytest
 
+from linkpipe.lib.links.anchors import AnchorChoice
+from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair
 from linkpipe.lib.links.scoring import (
     PageFacts,
     ScoringConfig,
@@ -15,43 +15,36 @@ from linkpipe.lib.links.scoring import (
 
 def cand(s, t, sim=0.7, anchor=None, start=0, alts=(), linked=False, title=0.0, mention=None):
     phrase, probability, pages, links = mention or (None, 0.0, None, None)
-    return {
-        "mention_score": probability,
-        "mention_phrase": phrase,
-        "mention_pages": pages,
-        "mention_links": links,
-        "source_url": s,
-        "target_url": t,
-        "semantic_sim": sim,
-        "lexical_sim": 0.1,
-        "title_match": title,
-        "cocitation": 0.0,
-        "shared_neighbors": 0.0,
-        "already_linked_content": linked,
-        "already_linked_nav": False,
-        "anchor_text": anchor,
-        "anchor_start": start if anchor else None,
-        "anchor_end": start + len(anchor) if anchor else None,
-        "anchor_source": "phrase" if anchor else "none",
-        "anchor_quality": 0.8,
-        "sentence": f"... {anchor} ..." if anchor else None,
-        "sentence_start": 0,
-        "paragraph_idx": 1,
-        "anchor_alternatives": json.dumps(list(alts)),
-    }
+    best = (
+        (
+            AnchorChoice(
+                anchor, start, start + len(anchor), f"... {anchor} ...", 0, 1, "phrase", 0.8
+            ),
+        )
+        if anchor
+        else ()
+    )
+    return CandidatePair(
+        source_url=s,
+        target_url=t,
+        semantic_rank=None,
+        semantic_sim=sim,
+        lexical_sim=0.1,
+        title_match=title,
+        mention_score=probability,
+        mention_phrase=phrase,
+        mention_pages=pages,
+        mention_links=links,
+        cocitation=0.0,
+        shared_neighbors=0.0,
+        already_linked_content=linked,
+        already_linked_nav=False,
+        anchors=best + tuple(alts),
+    )
 
 
 def alt(text, start):
-    return {
-        "anchor_text": text,
-        "start": start,
-        "end": start + len(text),
-        "sentence": text,
-        "sentence_start": start,
-        "paragraph_idx": 2,
-        "source_kind": "phrase",
-        "quality": 0.7,
-    }
+    return AnchorChoice(text, start, start + len(text), text, start, 2, "phrase", 0.7)
 
 
 FACTS = {
@@ -84,8 +77,8 @@ def test_filters_linked_rejected_and_self():
         FACTS,
         decisions={("/a", "/c"): "rejected"},
     )
-    assert [(r["source_url"], r["target_url"]) for r in rows] == [("/g", "/a")]
-    assert rows[0]["direction_factor"] == 0.6 and rows[0]["rank"] == 1
+    assert [(r.source_url, r.target_url) for r in rows] == [("/g", "/a")]
+    assert rows[0].direction_factor == 0.6 and rows[0].rank == 1
 
 
 def test_scores_ranks_and_components():
@@ -96,25 +89,25 @@ def test_scores_ranks_and_components():
         ],
         FACTS,
     )
-    assert [(r["target_url"], r["rank"]) for r in rows] == [("/b", 1), ("/c", 2)]
+    assert [(r.target_url, r.rank) for r in rows] == [("/b", 1), ("/c", 2)]
     top = rows[0]
     # 0.28 semantic (0.7 on the 0.25..0.85 scale) + 0.19 TF-IDF (2 x 0.1) + 0.35 mention (0.5)
     rel = 0.28 * (0.7 - 0.25) / 0.6 + 0.19 * 0.2 + 0.35 * 0.5
-    assert top["relevance"] == pytest.approx(rel, abs=1e-6)
-    assert (top["mention_score"], top["mention_phrase"]) == (0.5, "Old posts")
-    assert rows[1]["relevance"] == pytest.approx(0.28 * 0.35 / 0.6 + 0.19 * 0.2, abs=1e-6)
+    assert top.relevance == pytest.approx(rel, abs=1e-6)
+    assert (top.mention_score, top.mention_phrase) == (0.5, "Old posts")
+    assert rows[1].relevance == pytest.approx(0.28 * 0.35 / 0.6 + 0.19 * 0.2, abs=1e-6)
     expected = rel * (0.7 + 0.3 * 1.0) * 1.0 * 1.0 * (0.9 + 0.1 * 0.8)
-    assert top["score"] == pytest.approx(expected, abs=1e-6)
-    assert top["placement"] == "in_sentence" and top["anchor_text"] == "old posts"
-    assert top["reason"].startswith(
+    assert top.score == pytest.approx(expected, abs=1e-6)
+    assert top.placement == "in_sentence" and top.anchor_text == "old posts"
+    assert top.reason.startswith(
         'target is an orphan guide on "Guide B"; this paragraph is about "old posts"'
     )
     assert (
         'it mentions "Old posts", and 2 of the 4 other pages that do link to the target'
-        in top["reason"]
+        in top.reason
     )
-    assert "mention" not in rows[1]["reason"]
-    assert top["reason"].endswith("no content link between them")
+    assert "mention" not in rows[1].reason
+    assert top.reason.endswith("no content link between them")
 
 
 def test_caps_per_source_and_per_target():
@@ -128,7 +121,7 @@ def test_caps_per_source_and_per_target():
         FACTS,
         config=cfg,
     )
-    assert [(r["source_url"], r["target_url"]) for r in rows] == [("/a", "/b")]
+    assert [(r.source_url, r.target_url) for r in rows] == [("/a", "/b")]
 
 
 def test_same_anchor_never_for_two_targets_and_varied_per_target():
@@ -139,7 +132,7 @@ def test_same_anchor_never_for_two_targets_and_varied_per_target():
         ],
         FACTS,
     )
-    anchors = {r["target_url"]: r["anchor_text"] for r in rows}
+    anchors = {r.target_url: r.anchor_text for r in rows}
     assert anchors == {"/b": "content audit", "/c": "audit service"}
     cfg = ScoringConfig(max_same_anchor_per_target=1)
     rows, _ = score_opportunities(
@@ -147,9 +140,9 @@ def test_same_anchor_never_for_two_targets_and_varied_per_target():
         FACTS,
         config=cfg,
     )
-    second = next(r for r in rows if r["source_url"] == "/c")
-    assert second["placement"] == "needs_new_sentence" and second["anchor_text"] is None
-    assert "no sentence fits yet" in second["reason"]
+    second = next(r for r in rows if r.source_url == "/c")
+    assert second.placement == "needs_new_sentence" and second.anchor_text is None
+    assert "no sentence fits yet" in second.reason
 
 
 def test_cannibalisation_reported_not_suggested():
@@ -160,11 +153,11 @@ def test_cannibalisation_reported_not_suggested():
     rows, cannibal = score_opportunities([cand("/x", "/y", sim=0.95)], facts)
     assert rows == []
     assert cannibal == [
-        {
-            "url_a": "/x",
-            "url_b": "/y",
-            "semantic_sim": 0.95,
-            "title_sim": 0.75,
-            "reason": "near-identical topic and purpose: consolidate or differentiate",
-        }
+        CannibalisationPair(
+            url_a="/x",
+            url_b="/y",
+            semantic_sim=0.95,
+            title_sim=0.75,
+            reason="near-identical topic and purpose: consolidate or differentiate",
+        )
     ]

@@ -98,3 +98,12 @@ def test_a_name_of_many_pages_names_none() -> None:
     index = MentionIndex(names, texts, {}, STOP_STEMS, MentionConfig(max_targets=10))
     assert ("overview",) not in index.targets
     assert list(index.mentions_in(texts[0][1])) == ["/gdal"]
+
+
+def test_equal_evidence_picks_the_longest_name_on_every_run() -> None:
+    # nobody mentions or links either name elsewhere: both keep the prior of a multi-word name
+    names = {"/p": [("Content pruning", "title"), ("Content pruning approach", "h1")]}
+    index = MentionIndex(names, [], {}, STOP_STEMS)
+    found = index.mentions_in(phrase_key("a content pruning approach works"))
+    assert found["/p"].phrase == "Content pruning approach"
+    assert found["/p"].probability == pytest.approx(0.4)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from linkpipe.lib.vectors.ann import build_index, deserialize, serialize
-from linkpipe.lib.vectors.clusters import cluster_pages
+from linkpipe.lib.vectors.clusters import CLUSTER_SCHEMA, SUMMARY_SCHEMA, cluster_pages
 
 
 def unit(rng, n, d):
@@ -41,11 +41,26 @@ def test_clusters_bridges_and_gaps():
     urls = ["a1", "a2", "a3", "b1", "b2", "b3", "mid"]
     titles = {u: ("alpha topic" if u.startswith("a") else "beta topic") for u in urls}
     links = {("a1", "a2"), ("a2", "a3"), ("a3", "a1"), ("a1", "a3"), ("a2", "a1"), ("a3", "a2")}
-    rows, summary = cluster_pages(urls, vecs, titles, links, k=2, bridge_margin=0.15)
-    by = {r["url"]: r for r in rows}
+    clusters, summary = cluster_pages(urls, vecs, titles, links, k=2, bridge_margin=0.15)
+    assert clusters.schema == CLUSTER_SCHEMA and summary.schema == SUMMARY_SCHEMA
+    assert clusters["url"].to_list() == urls
+    by = {r["url"]: r for r in clusters.to_dicts()}
     assert by["a1"]["cluster_id"] == by["a2"]["cluster_id"] == by["a3"]["cluster_id"]
     assert by["b1"]["cluster_id"] == by["b2"]["cluster_id"] != by["a1"]["cluster_id"]
     assert by["mid"]["is_bridge"] and not by["a1"]["is_bridge"]
-    gaps = {s["cluster_id"]: s["is_gap"] for s in summary}
-    assert gaps[by["a1"]["cluster_id"]] is False  # fully linked inside
-    assert gaps[by["b1"]["cluster_id"]] is True  # no links inside
+    assert by["mid"]["second_cluster_id"] in {by["a1"]["cluster_id"], by["b1"]["cluster_id"]}
+    assert by["mid"]["second_cluster_id"] != by["mid"]["cluster_id"]
+    assert by["a1"]["second_cluster_id"] is None
+    assert set(by["a1"]["cluster_label"].split(" / ")) == {"alpha", "topic"}  # a tie: any order
+    summary_of = {s["cluster_id"]: s for s in summary.to_dicts()}
+    a, b = summary_of[by["a1"]["cluster_id"]], summary_of[by["b1"]["cluster_id"]]
+    assert a["internal_content_links"] == 6 and a["link_density"] == 1.0  # fully linked inside
+    assert a["is_gap"] is False
+    assert b["internal_content_links"] == 0 and b["is_gap"] is True  # no links inside
+    assert a["size"] + b["size"] == 7
+
+
+def test_no_pages_give_empty_typed_frames():
+    clusters, summary = cluster_pages([], np.zeros((0, 0), np.float32), {}, set())
+    assert clusters.height == summary.height == 0
+    assert clusters.schema == CLUSTER_SCHEMA and summary.schema == SUMMARY_SCHEMA

@@ -1,0 +1,74 @@
+"""Options shared by the command groups, each defined here once."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+
+MODEL_ENV = "LINKPIPE_MODEL"
+CONFIG_HELP = (
+    "TOML settings stored with the crawl: [crawl], [indexability], [page_types], [graph], [scoring]"
+)
+
+
+def default_model() -> str:
+    """The embedding model when --model is not given: $LINKPIPE_MODEL, else the bundled one."""
+    from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
+
+    return os.environ.get(MODEL_ENV, DEFAULT_MODEL)
+
+
+def add_db(parser: argparse.ArgumentParser, default: str | None = None) -> None:
+    """``--db PATH``: required unless a default is given."""
+    text = "DuckDB database file" + (f" (default: {default})" if default is not None else "")
+    parser.add_argument(
+        "--db", required=default is None, default=default, metavar="PATH", help=text
+    )
+
+
+def add_optional_db(parser: argparse.ArgumentParser, default_text: str) -> None:
+    """``--db PATH`` whose default the command works out itself (described by default_text)."""
+    parser.add_argument(
+        "--db", metavar="PATH", help=f"DuckDB database file (default: {default_text})"
+    )
+
+
+def add_crawl_id(parser: argparse.ArgumentParser, default_text: str) -> None:
+    """``--crawl-id ID``: the crawl partition written; default_text says what it defaults to."""
+    parser.add_argument(
+        "--crawl-id",
+        metavar="ID",
+        help=f"id of the crawl partition to write (default: {default_text})",
+    )
+
+
+def add_config(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE``: TOML settings of the crawl."""
+    parser.add_argument("--config", metavar="FILE", help=CONFIG_HELP)
+
+
+def add_max_pages(parser: argparse.ArgumentParser, default: int | None = None) -> None:
+    """``--max-pages N``; without a default, [crawl] max_pages of --config or 10,000 applies."""
+    text = f"{default:,}" if default is not None else "[crawl] max_pages of --config, else 10,000"
+    parser.add_argument(
+        "--max-pages",
+        type=int,
+        default=default,
+        metavar="N",
+        help=f"stop the crawl after N pages (default: {text})",
+    )
+
+
+def add_model(parser: argparse.ArgumentParser) -> None:
+    """``--model NAME``: the embedding model, defaulting to $LINKPIPE_MODEL or the bundled one."""
+    parser.add_argument(
+        "--model",
+        default=default_model(),
+        metavar="NAME",
+        help=f"sentence-transformers model name or local path "
+        f"(default: ${MODEL_ENV}, else the bundled all-MiniLM-L6-v2)",
+    )

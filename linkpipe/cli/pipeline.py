@@ -1,0 +1,227 @@
+"""`linkpipe demo | run | crawl | import`: register a crawl partition and run the asset graph."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from linkpipe.cli import options
+from linkpipe.cli.errors import UserError
+
+if TYPE_CHECKING:
+    from linkpipe.cli.options import Subparsers
+
+DEMO_DIR = Path(".linkpipe") / "demo"
+DEMO_SITE = Path(__file__).resolve().parents[1] / "demo_site"
+DEMO_PORT = 8765
+CRAWL_STAGES = ("crawl_export", "indexable_pages", "link_graph")
+
+
+@dataclass
+class StepTimer:
+    """Seconds spent in each step of the graph, in order."""
+
+    timings: dict[str, float] = field(default_factory=dict)
+    _label: str | None = None
+    _started: float = 0.0
+
+    def start(self, label: str) -> None:
+        """End the running step (if any) and start timing ``label``."""
+        self.stop()
+        self._label, self._started = label, time.perf_counter()
+
+    def stop(self) -> None:
+        """End the running step."""
+        if self._label is not None:
+            self.timings[self._label] = time.perf_counter() - self._started
+            self._label = None
+
+
+def _timestamp() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d-%H%M%S")
+
+
+def _settings(args: argparse.Namespace, default_max_pages: int = 10_000) -> dict[str, Any]:
+    """Crawl settings from --config (TOML) with --max-pages on top."""
+    from linkpipe.lib.run_config import load_config_file
+
+    settings = load_config_file(Path(args.config)) if args.config else {}
+    if getattr(args, "max_pages", None):
+        settings["max_pages"] = args.max_pages
+    settings.setdefault("max_pages", default_max_pages)
+    return settings
+
+
+def _format_timings(timings: dict[str, float]) -> str:
+    return ", ".join(f"{step} {seconds:.1f}s" for step, seconds in timings.items())
+
+
+def run_pipeline(
+    url: str,
+    db: Path,
+    crawl_id: str,
+    model: str,
+    settings: dict[str, Any],
+    stages: tuple[str, ...] = ("all",),
+    source: str = "crawler",
+    source_path: str = "",
+) -> dict[str, float]:
+    """Register the crawl and materialize the graph; return seconds per step."""
+    from linkpipe.cli.output import err_console
+    from linkpipe.cli.progress import ProgressDisplay
+    from linkpipe.defs.runner import run_graph
+    from linkpipe.lib.stages.crawl_export import register_crawl
+    from linkpipe.lib.storage import open_db
+
+    with open_db(db, wait_s=5):  # fail early, before anything is registered
+        pass
+    register_crawl(db, crawl_id, url, source, source_path, settings)
+    timer = StepTimer()
+    with ProgressDisplay(err_console) as display:
+
+        def on_step(label: str) -> None:
+            timer.start(label)
+            display.step(label)
+
+        run_graph(db, crawl_id, model, stages=stages, on_step=on_step)
+    timer.stop()
+    return timer.timings
+
+
+def cmd_demo(args: argparse.Namespace) -> None:
+    """Serve the bundled demo site, run the whole graph on it, print the top suggestions."""
+    from linkpipe.cli.output import console, print_suggestions
+    from linkpipe.defs.runner import dagster_home_for
+    from linkpipe.lib.static_site import start_site
+    from linkpipe.lib.storage import fetch_dicts, open_db
+
+    db = Path(args.db)
+    try:
+        site = start_site(DEMO_SITE, DEMO_PORT)
+    except OSError:  # the port is taken: any free one will do
+        site = start_site(DEMO_SITE, 0)
+    console.print(f"Serving the demo site at {site.base_url}/")
+    crawl_id = args.crawl_id or "demo-" + dt.date.today().isoformat()
+    started = time.perf_counter()
+    try:
+        timings = run_pipeline(site.base_url + "/", db, crawl_id, args.model, _settings(args, 500))
+    finally:
+        site.stop()
+    total = time.perf_counter() - started
+    with open_db(db) as con:
+        rows = fetch_dicts(con, "read/select_top_opportunities", [crawl_id, args.top])
+    print_suggestions(rows, f"Top {len(rows)} link suggestions (crawl {crawl_id})")
+    console.print(f"Stage times: {_format_timings(timings)}; total {total:.1f}s")
+    home = dagster_home_for(db)
+    console.print(f"""
+Database: {db}
+Query it:      linkpipe sql --db {db} "SELECT * FROM v_opportunities LIMIT 20"
+Open the UI:   DAGSTER_HOME={home} LINKPIPE_DB={db.resolve()} dagster dev
+""")
+
+
+def cmd_run(args: argparse.Namespace) -> None:
+    """Crawl a site and materialize the whole graph."""
+    from linkpipe.cli.output import console
+
+    db = Path(args.db)
+    crawl_id = args.crawl_id or _timestamp()
+    timings = run_pipeline(args.url, db, crawl_id, args.model, _settings(args))
+    console.print(f"crawl {crawl_id} done: {_format_timings(timings)}")
+    console.print(f'Query: linkpipe sql --db {db} "SELECT * FROM v_opportunities LIMIT 20"')
+
+
+def cmd_crawl(args: argparse.Namespace) -> None:
+    """Crawl a site: crawl export, indexable pages and link graph only."""
+    from linkpipe.cli.output import console
+
+    db = Path(args.db)
+    crawl_id = args.crawl_id or _timestamp()
+    run_pipeline(args.url, db, crawl_id, args.model, _settings(args), stages=CRAWL_STAGES)
+    console.print(f"crawl {crawl_id} stored in {db}")
+
+
+def _start_url_of_import(path: Path, kind: str) -> str:
+    """Read the whole import once, before anything is registered: a malformed file names
+    file, line and column and leaves the database untouched."""
+    from linkpipe.cli.output import console
+    from linkpipe.lib.importers import FILE_IMPORTERS, read_url_list
+
+    if kind not in FILE_IMPORTERS:
+        return read_url_list(path)[0]
+    imported = FILE_IMPORTERS[kind](path)
+    for warning in imported.warnings[:10]:
+        console.print(f"warning: {warning}")
+    return imported.start_url
+
+
+def cmd_import(args: argparse.Namespace) -> None:
+    """Import a Screaming Frog folder, a WARC file or a URL list as a new crawl."""
+    from linkpipe.cli.output import console
+    from linkpipe.lib.importers import detect_import_kind
+
+    path = Path(args.path).resolve()
+    if not path.exists():
+        raise UserError(f"no such file or folder: {path}")
+    kind = detect_import_kind(path) if args.kind == "auto" else args.kind
+    start_url = _start_url_of_import(path, kind)
+    db = Path(args.db)
+    crawl_id = args.crawl_id or f"{kind.replace('_', '-')}-{_timestamp()}"
+    timings = run_pipeline(
+        start_url,
+        db,
+        crawl_id,
+        args.model,
+        _settings(args, 10**7),
+        stages=CRAWL_STAGES if args.no_graph else ("all",),
+        source=kind,
+        source_path=str(path),
+    )
+    console.print(f"imported {kind} as crawl {crawl_id}: {_format_timings(timings)}")
+
+
+def add_pipeline_parsers(sub: Subparsers) -> None:
+    """Register ``demo``, ``run``, ``crawl`` and ``import``."""
+    from linkpipe.lib.importers import IMPORT_KINDS
+
+    p = sub.add_parser("demo", help="serve the bundled demo site and run the whole graph on it")
+    options.add_db(p, default=str(DEMO_DIR / "linkpipe.duckdb"))
+    options.add_crawl_id(p, "demo-<today>")
+    options.add_model(p)
+    p.add_argument(
+        "--top", type=int, default=15, metavar="N", help="suggestions to print (default: 15)"
+    )
+    options.add_config(p)
+    p.set_defaults(func=cmd_demo)
+
+    for name, func, text in (
+        ("run", cmd_run, "crawl URL and materialize the whole graph"),
+        ("crawl", cmd_crawl, "crawl URL: crawl export, indexability, link graph"),
+    ):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("url", metavar="URL", help="start URL of the crawl")
+        options.add_db(p)
+        options.add_crawl_id(p, "the UTC date and time")
+        options.add_max_pages(p)
+        options.add_config(p)
+        options.add_model(p)
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("import", help="import a Screaming Frog folder, a WARC file or a URL list")
+    p.add_argument("path", metavar="PATH", help="export folder, WARC file, URL list or sitemap")
+    options.add_db(p)
+    options.add_crawl_id(p, "<kind>-<UTC date and time>")
+    p.add_argument(
+        "--kind",
+        choices=["auto", *IMPORT_KINDS],
+        default="auto",
+        help="what PATH is (default: auto)",
+    )
+    p.add_argument("--no-graph", action="store_true", help="stop after the link graph")
+    options.add_config(p)
+    options.add_model(p)
+    p.set_defaults(func=cmd_import)

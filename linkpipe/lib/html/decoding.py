@@ -1,0 +1,59 @@
+"""Raw HTML bytes to text the way browsers do it, with w3lib: BOM, the HTTP header's charset,
+``<meta charset>`` or the XML declaration, then UTF-8 if the bytes are UTF-8, then detection."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+import charset_normalizer
+from w3lib.encoding import (
+    html_body_declared_encoding,
+    html_to_unicode,
+    http_content_type_encoding,
+    read_bom,
+)
+
+
+def _detect_charset(body: bytes) -> str | None:
+    """For a body that declares no charset: UTF-8 when it decodes as UTF-8, else
+    charset-normalizer's guess, preferring windows-1252 (the web's legacy default) on near ties."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return "utf-8"
+    results = list(charset_normalizer.from_bytes(body[:262_144]))
+    if not results:
+        return None
+    best = min(results, key=lambda m: m.chaos)
+    for match in results:
+        if match.encoding == "cp1252" and match.chaos <= best.chaos + 0.15:
+            return "cp1252"
+    return str(best.encoding)
+
+
+def _charset_name(codec: str) -> str:
+    """The name a page's charset is recorded under: ``windows-125x`` for Python's ``cp125x``,
+    ``utf-16``/``utf-32`` whatever the byte order."""
+    name = codecs.lookup(codec).name
+    if name.startswith(("utf-16", "utf-32")):
+        return name[:6]
+    return re.sub(r"^cp(125\d)$", r"windows-\1", name)
+
+
+def decode_body(body: bytes, content_type_header: str = "") -> tuple[str, str]:
+    """Decode an HTML body the way browsers do (w3lib): BOM, then the header's charset, then
+    ``<meta>``/XML declaration, then UTF-8 if it decodes, then detection; latin-1 and ASCII
+    labels read as windows-1252. Returns ``(text, charset name)``."""
+    if (
+        http_content_type_encoding(content_type_header) is None
+        and read_bom(body)[0] is None
+        and (html_body_declared_encoding(body) or "").startswith(("utf-16", "utf-32"))
+    ):
+        content_type_header = "text/html; charset=utf-8"  # such a <meta> is ASCII, not UTF-16
+    codec, text = html_to_unicode(
+        content_type_header, body, default_encoding="utf-8", auto_detect_fun=_detect_charset
+    )
+    return text, _charset_name(codec)

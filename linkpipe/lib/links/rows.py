@@ -1,0 +1,159 @@
+"""The typed rows of the links domain and their one mapping to DuckDB columns.
+
+:class:`CandidatePair` is a ``candidate_pairs`` row, :class:`LinkOpportunity` a
+``link_opportunities`` row and :class:`CannibalisationPair` a ``cannibalisation_pairs`` row (see
+sql/schema/create_tables.sql; ``crawl_id`` and ``shard`` are added by
+:func:`linkpipe.lib.storage.write_partition`). A placement of an anchor is an
+:class:`~linkpipe.lib.links.anchors.AnchorChoice`; a candidate's further placements are stored as
+JSON text in ``anchor_alternatives``, written by :func:`encode_alternatives` and read by
+:func:`decode_alternatives` only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Protocol
+
+from linkpipe.lib.links.anchors import AnchorChoice
+
+ColumnValue = str | int | float | bool | None
+Record = dict[str, ColumnValue]
+
+
+def encode_alternatives(choices: Sequence[AnchorChoice]) -> str:
+    """The ``anchor_alternatives`` JSON text of further placements, best first."""
+    return json.dumps([asdict(choice) for choice in choices])
+
+
+def decode_alternatives(text: str | None) -> tuple[AnchorChoice, ...]:
+    """The placements of an ``anchor_alternatives`` JSON text (NULL: none)."""
+    return tuple(AnchorChoice(**item) for item in json.loads(text or "[]"))
+
+
+@dataclass(frozen=True, slots=True)
+class CandidatePair:
+    """A (source, target) pair worth scoring, its evidence and where its anchor could go."""
+
+    source_url: str
+    target_url: str
+    semantic_rank: int | None  # rank among the source's embedding neighbours, None if not one
+    semantic_sim: float
+    lexical_sim: float  # TF-IDF cosine of main texts
+    title_match: float  # quality of the best anchor when it is an exact name (0..1)
+    mention_score: float  # link probability of the target's name found in the source
+    mention_phrase: str | None
+    mention_pages: int | None
+    mention_links: int | None
+    cocitation: float
+    shared_neighbors: float
+    already_linked_content: bool
+    already_linked_nav: bool
+    anchors: tuple[AnchorChoice, ...] = ()  # best first: anchor_* columns, then the alternatives
+
+    @property
+    def best_anchor(self) -> AnchorChoice | None:
+        """The best placement, None when no sentence fits."""
+        return self.anchors[0] if self.anchors else None
+
+    def record(self) -> Record:
+        """The ``candidate_pairs`` columns of this row."""
+        best = self.best_anchor
+        return {
+            **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "anchors"},
+            "anchor_text": best.anchor_text if best else None,
+            "anchor_start": best.start if best else None,
+            "anchor_end": best.end if best else None,
+            "anchor_source": best.source_kind if best else "none",
+            "anchor_quality": best.quality if best else 0.0,
+            "sentence": best.sentence if best else None,
+            "sentence_start": best.sentence_start if best else None,
+            "paragraph_idx": best.paragraph_idx if best else None,
+            "anchor_alternatives": encode_alternatives(self.anchors[1:]),
+        }
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> CandidatePair:
+        """The row of a ``candidate_pairs`` record as read from DuckDB."""
+        best = (
+            (
+                AnchorChoice(
+                    record["anchor_text"],
+                    record["anchor_start"],
+                    record["anchor_end"],
+                    record["sentence"],
+                    record["sentence_start"],
+                    record["paragraph_idx"],
+                    record["anchor_source"],
+                    record["anchor_quality"],
+                ),
+            )
+            if record["anchor_text"]
+            else ()
+        )
+        columns = {f.name: record[f.name] for f in fields(cls) if f.name != "anchors"}
+        columns["mention_score"] = columns["mention_score"] or 0.0
+        return cls(**columns, anchors=best + decode_alternatives(record["anchor_alternatives"]))
+
+
+@dataclass(frozen=True, slots=True)
+class LinkOpportunity:
+    """A suggested link: its score and components, the anchor placed and why, in words."""
+
+    source_url: str
+    target_url: str
+    rank: int  # within the source, 1 = best
+    score: float
+    relevance: float
+    semantic_sim: float
+    lexical_sim: float
+    title_match: float
+    mention_score: float
+    mention_phrase: str | None
+    graph_score: float
+    target_need: float
+    business_value: float
+    source_authority: float
+    direction_factor: float
+    source_type: str
+    target_type: str
+    anchor_text: str | None
+    sentence: str | None
+    anchor_start: int | None
+    anchor_end: int | None
+    paragraph_idx: int | None
+    placement: str  # in_sentence | needs_new_sentence
+    decision: str | None  # accepted | deferred | None (rejected pairs never appear)
+    reason: str
+
+    def record(self) -> Record:
+        """The ``link_opportunities`` columns of this row."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class CannibalisationPair:
+    """Two pages so alike in topic and purpose that one should be consolidated or changed."""
+
+    url_a: str
+    url_b: str
+    semantic_sim: float
+    title_sim: float
+    reason: str
+
+    def record(self) -> Record:
+        """The ``cannibalisation_pairs`` columns of this row."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+class Row(Protocol):
+    """A typed row that knows its table columns."""
+
+    def record(self) -> Record: ...
+
+
+def records(rows: Sequence[Row]) -> list[Record]:
+    """The column records of typed rows: what :func:`linkpipe.lib.storage.write_partition`
+    writes (and previews show)."""
+    return [row.record() for row in rows]

@@ -1,0 +1,1 @@
+SELECT crawl_id FROM v_latest_crawl;
