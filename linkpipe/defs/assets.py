@@ -12,7 +12,7 @@ from linkpipe.defs.partitions import (
     page_partitions,
 )
 from linkpipe.defs.resources import LinkpipeSettings
-from linkpipe.lib.sharding import DEFAULT_SHARDS
+from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.stages import StageResult
 from linkpipe.lib.stages.ann_index import materialize_ann_index
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs

@@ -6,7 +6,7 @@ import warnings
 
 import dagster as dg
 
-from linkpipe.lib.sharding import DEFAULT_SHARDS
+from linkpipe.lib.hashing import DEFAULT_SHARDS
 
 CRAWLS = "crawls"  # name of the dynamic partitions definition: one partition per crawl id
 crawl_partitions = dg.DynamicPartitionsDefinition(name=CRAWLS)

@@ -16,7 +16,7 @@ import dagster as dg
 from linkpipe.defs import assets as A
 from linkpipe.defs.partitions import CRAWLS
 from linkpipe.defs.resources import LinkpipeSettings
-from linkpipe.lib.sharding import DEFAULT_SHARDS
+from linkpipe.lib.hashing import DEFAULT_SHARDS
 
 DAGSTER_YAML = """\
 # written by linkpipe (rewritten when linkpipe's defaults change; remove this line to keep edits)

@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from linkpipe.lib.content.page_types import PageTypeRules
-from linkpipe.lib.sharding import text_hash
+from linkpipe.lib.hashing import text_hash
 
 BOILERPLATE_TAGS = "script, style, noscript, nav, header, footer, aside, form, template, svg"
 WORD_RE = re.compile(r"\w+", re.UNICODE)

@@ -23,11 +23,11 @@ from linkpipe.lib.crawl.frontier import FETCH, ROBOTS, ROBOTS_UNKNOWN, SEEN, TRA
 from linkpipe.lib.crawl.output import CrawlOutput, PreviousCrawl
 from linkpipe.lib.crawl.redirects import RedirectTracker
 from linkpipe.lib.crawl.seeding import SeedingMixin
+from linkpipe.lib.hashing import sampled, text_hash
 from linkpipe.lib.html.decoding import decode_body
 from linkpipe.lib.html.parse import parse_page
 from linkpipe.lib.html.templates import SAMPLE_PAGES, TemplateDetector
 from linkpipe.lib.records import PageRecord
-from linkpipe.lib.sharding import sampled, text_hash
 from linkpipe.lib.urls import is_crawlable_scheme, normalize_url, same_site, url_host, url_pattern
 
 PROGRESS_PREFIX = "LINKPIPE-PROGRESS"

@@ -12,9 +12,9 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from linkpipe.lib.hashing import text_hash
 from linkpipe.lib.html.layout_hints import class_hint
 from linkpipe.lib.records import NOFOLLOW_RELS, LinkPosition, LinkRecord
-from linkpipe.lib.sharding import text_hash
 from linkpipe.lib.urls import (
     DEFAULT_STRIP_PARAMS,
     TrailingSlash,

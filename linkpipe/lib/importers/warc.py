@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from linkpipe.lib.crawl.fetch import looks_like_html
+from linkpipe.lib.hashing import text_hash
 from linkpipe.lib.html.decoding import decode_body
 from linkpipe.lib.html.parse import parse_page
 from linkpipe.lib.html.templates import reclassify_template_links
@@ -26,7 +27,6 @@ from linkpipe.lib.importers.csv_table import Notes
 from linkpipe.lib.importers.errors import ImportFormatError
 from linkpipe.lib.importers.model import ImportedCrawl
 from linkpipe.lib.records import LinkRecord, PageRecord
-from linkpipe.lib.sharding import text_hash
 from linkpipe.lib.urls import normalize_url, url_host
 
 _TRUNCATED = "truncated record: the file ends inside it"

@@ -15,9 +15,9 @@ from linkpipe.lib import progress
 from linkpipe.lib.crawl import CrawlConfig, CrawlError, run_crawl
 from linkpipe.lib.crawl.config import PREVIOUS_FILE, PreviousPage
 from linkpipe.lib.crawl.output import write_previous
+from linkpipe.lib.hashing import shard_of
 from linkpipe.lib.importers import FILE_IMPORTERS, read_url_list
 from linkpipe.lib.records import LinkRecord, PageRecord
-from linkpipe.lib.sharding import shard_of
 from linkpipe.lib.stages.common import StageResult, compress_html, decompress_html
 from linkpipe.lib.storage import (
     crawl_row,

@@ -11,7 +11,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from linkpipe.lib import progress
-from linkpipe.lib.sharding import text_hash
+from linkpipe.lib.hashing import text_hash
 from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.storage import (
     execute_with_frame,

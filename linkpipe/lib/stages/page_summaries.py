@@ -15,7 +15,7 @@ from linkpipe.lib.content.summaries import (
     site_title_affixes,
     slug_words,
 )
-from linkpipe.lib.sharding import text_hash
+from linkpipe.lib.hashing import text_hash
 from linkpipe.lib.stages.common import StageResult, decompress_html, preview
 from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
 from linkpipe.lib.urls import normalize_url

@@ -6,6 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from linkpipe.lib.hashing import sampled, shard_of
 from linkpipe.lib.html.parse import parse_page
 from linkpipe.lib.html.templates import (
     TemplateDetector,
@@ -13,7 +14,6 @@ from linkpipe.lib.html.templates import (
     reclassify_template_links,
 )
 from linkpipe.lib.records import LinkRecord
-from linkpipe.lib.sharding import sampled, shard_of
 
 MENU = "".join(f'<div class="item"><a href="/s{i}/">Section {i}</a></div>' for i in range(4))
 LIST_MENU = '<ul class="list">{items}</ul>'

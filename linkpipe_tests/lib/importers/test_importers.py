@@ -442,7 +442,7 @@ def test_warc_redirect_chains_through_the_file(tmp_path):
 
 
 def test_warc_hash_matches_the_crawler(tmp_path):
-    from linkpipe.lib.sharding import text_hash
+    from linkpipe.lib.hashing import text_hash
 
     path = tmp_path / "crawl.warc.gz"
     _write_warc(path)

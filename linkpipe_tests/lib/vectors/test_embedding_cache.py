@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from linkpipe.lib.sharding import text_hash
+from linkpipe.lib.hashing import text_hash
 from linkpipe.lib.stages.page_embeddings import (
     embed_cached,
     load_crawl_vectors,
