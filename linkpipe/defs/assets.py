@@ -44,11 +44,14 @@ def site_asset(*deps: Dep, eager: bool = True) -> AssetDecorator:
 
 
 def page_asset(*deps: Dep) -> AssetDecorator:
-    """A page-level asset: one partition per crawl and URL-hash shard."""
+    """A page-level asset: one partition per crawl and URL-hash shard.
+
+    Shards run in parallel processes, so page-level assets are not in the writer pool (a pool
+    slot is held for the whole step, compute included); they hold the database only to read
+    their inputs and to write their partition, and ``storage.open_db`` waits for the lock."""
     return dg.asset(
         deps=deps,
         partitions_def=page_partitions,
-        pool=WRITER_POOL,
         group_name=GROUP,
         automation_condition=EAGER,
     )

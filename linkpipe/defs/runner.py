@@ -1,8 +1,10 @@
-"""Run the whole asset graph for one crawl partition in-process (used by the CLI and tests).
+"""Run the whole asset graph for one crawl partition (used by the CLI and tests).
 
 Site-level and page-level assets have different partition definitions, so one run cannot hold
 them all: the graph runs as five steps (site, shards, index, shards, site), each a Dagster run
-recorded in the instance under DAGSTER_HOME, so the UI shows the same materializations.
+recorded in the instance under DAGSTER_HOME, so the UI shows the same materializations. Site
+steps run in this process; the shards of a page step run in parallel worker processes
+(``shard_pool``), one per core.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import dagster as dg
 from linkpipe.defs import assets as A
 from linkpipe.defs.partitions import CRAWLS
 from linkpipe.defs.resources import LinkpipeSettings
+from linkpipe.defs.shard_pool import default_workers, run_parallel
 from linkpipe.lib.hashing import DEFAULT_SHARDS
 
 DAGSTER_YAML = """\
@@ -86,34 +89,50 @@ def run_graph(
     stages: tuple[str, ...] = ("all",),
     instance: dg.DagsterInstance | None = None,
     on_step: Callable[[str], None] | None = None,
+    workers: int | None = None,
 ) -> None:
     """Materialize every asset of the graph for ``crawl_id``; ``on_step(label)`` before each step.
 
-    ``stages`` names the assets to run (``"all"``: every one).
+    ``stages`` names the assets to run (``"all"``: every one); ``workers`` is the number of
+    processes for the shards of a page step (default: one per core, at most one per shard).
     """
     instance = instance or instance_for(db_path)
     if not instance.has_dynamic_partition(CRAWLS, crawl_id):
         instance.add_dynamic_partitions(CRAWLS, [crawl_id])
     settings = LinkpipeSettings(db_path=str(db_path), model=model)
-    steps: list[tuple[str, list[dg.AssetsDefinition], list[str]]] = [
-        ("crawl and link graph", A.SITE_ASSETS, [crawl_id]),
-        ("summaries and embeddings", A.PAGE_ASSETS_1, _shard_keys(crawl_id)),
-        ("nearest-neighbour index", A.INDEX_ASSETS, [crawl_id]),
-        ("candidates and anchors", A.PAGE_ASSETS_2, _shard_keys(crawl_id)),
-        ("scoring and clusters", A.FINAL_ASSETS, [crawl_id]),
+    workers = workers or default_workers(DEFAULT_SHARDS)
+    steps: list[tuple[str, list[dg.AssetsDefinition], bool]] = [
+        ("crawl and link graph", A.SITE_ASSETS, False),
+        ("summaries and embeddings", A.PAGE_ASSETS_1, True),
+        ("nearest-neighbour index", A.INDEX_ASSETS, False),
+        ("candidates and anchors", A.PAGE_ASSETS_2, True),
+        ("scoring and clusters", A.FINAL_ASSETS, False),
     ]
-    for label, assets, keys in steps:
+    for label, assets, by_shard in steps:
         if "all" not in stages:
             assets = [a for a in assets if a.key.path[-1] in stages]
         if not assets:
             continue
         if on_step:
             on_step(label)
-        for key in keys:
-            _materialize(assets, key, instance, settings)
+        if not by_shard:
+            _materialize(assets, crawl_id, instance, settings)
+        elif workers > 1:
+            names = [a.key.path[-1] for a in assets]
+            run_parallel(materialize_shard, names, _shard_keys(crawl_id), db_path, model, workers)
+        else:
+            for key in _shard_keys(crawl_id):
+                _materialize(assets, dg.MultiPartitionKey(key), instance, settings)
 
 
-def _shard_keys(crawl_id: str) -> list[str]:
-    return [
-        dg.MultiPartitionKey({"crawl": crawl_id, "shard": str(s)}) for s in range(DEFAULT_SHARDS)
-    ]
+def materialize_shard(
+    asset_names: list[str], key: dict[str, str], db_path: str, model: str
+) -> None:
+    """Worker job: one Dagster run of the named page-level assets for one crawl x shard key."""
+    assets = [a for a in A.ALL_ASSETS if a.key.path[-1] in asset_names]
+    settings = LinkpipeSettings(db_path=db_path, model=model)
+    _materialize(assets, dg.MultiPartitionKey(key), dg.DagsterInstance.get(), settings)
+
+
+def _shard_keys(crawl_id: str) -> list[dict[str, str]]:
+    return [{"crawl": crawl_id, "shard": str(s)} for s in range(DEFAULT_SHARDS)]

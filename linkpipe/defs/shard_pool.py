@@ -1,0 +1,103 @@
+"""Page-level shards of one step materialized in parallel worker processes.
+
+Each worker is a process forked from a clean server process (``forkserver``) that runs one Dagster run per shard key, recorded
+in the same instance as the parent's runs. DuckDB allows one writing process at a time: the
+stages open the database only briefly, to read their inputs and to write their partition, and
+``storage.open_db`` waits while another process holds the file, so the heavy work of the shards
+(extraction, embedding, candidates and anchors) overlaps. Progress reports of the workers are
+forwarded to the parent's reporter through a queue.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from multiprocessing.queues import Queue
+from pathlib import Path
+
+from linkpipe.lib import progress
+
+ProgressItem = tuple[str, int, int]
+ShardJob = Callable[[list[str], dict[str, str], str, str], None]
+
+_STOP = ("", -1, -1)
+_worker_cpu = [0.0]  # CPU seconds the workers of this process's pools have used
+
+
+def worker_cpu_seconds() -> float:
+    """CPU seconds used by shard workers so far (they are not children of this process, so
+    ``getrusage(RUSAGE_CHILDREN)`` does not count them; benchmarks add this)."""
+    return _worker_cpu[0]
+
+
+def _timed(job: ShardJob, names: list[str], key: dict[str, str], db: str, model: str) -> float:
+    """Run one job in a worker; return the CPU seconds it used."""
+    started = time.process_time()
+    job(names, key, db, model)
+    return time.process_time() - started
+
+
+def default_workers(n_shards: int) -> int:
+    """Worker processes for a step: one per core, at most one per shard (``LINKPIPE_WORKERS``)."""
+    configured = os.environ.get("LINKPIPE_WORKERS", "")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    wanted = int(configured) if configured.isdigit() else (cores or 1)
+    return max(1, min(wanted, n_shards))
+
+
+def _worker_init(reports: Queue[ProgressItem], dagster_home: str) -> None:
+    """In each worker: forward progress reports to the parent, use the parent's instance."""
+    os.environ["DAGSTER_HOME"] = dagster_home
+    progress.set_reporter(lambda stage, done, total: reports.put((stage, done, total)))
+
+
+def _forward(reports: Queue[ProgressItem]) -> None:
+    """In the parent: hand the workers' reports to the parent's reporter until told to stop."""
+    while True:
+        try:
+            item = reports.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        if item == _STOP:
+            return
+        progress.report(*item)
+
+
+def run_parallel(
+    job: ShardJob,
+    asset_names: Sequence[str],
+    keys: Sequence[dict[str, str]],
+    db_path: str | Path,
+    model: str,
+    workers: int,
+) -> None:
+    """Run ``job(asset_names, key, db_path, model)`` for every shard key in ``workers``
+    processes; the first failure cancels what has not started and is raised here."""
+    context = multiprocessing.get_context("forkserver")
+    # Workers fork from one server that imported Dagster and linkpipe once (~3 CPU-s a process).
+    context.set_forkserver_preload(["linkpipe.defs.runner"])
+    reports: Queue[ProgressItem] = context.Queue()
+    forwarder = threading.Thread(target=_forward, args=(reports,), daemon=True)
+    forwarder.start()
+    home = os.environ.get("DAGSTER_HOME", "")
+    try:
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_worker_init, initargs=(reports, home)
+        ) as pool:
+            futures = [
+                pool.submit(_timed, job, list(asset_names), key, str(db_path), model)
+                for key in keys
+            ]
+            done, pending = wait(futures, return_when=FIRST_EXCEPTION)
+            for future in pending:
+                future.cancel()
+            for future in done:
+                _worker_cpu[0] += future.result()  # raises the first failure
+    finally:
+        reports.put(_STOP)
+        forwarder.join(timeout=5)
