@@ -72,3 +72,30 @@ def add_model(parser: argparse.ArgumentParser) -> None:
         help=f"sentence-transformers model name or local path "
         f"(default: ${MODEL_ENV}, else the bundled all-MiniLM-L6-v2)",
     )
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def add_keep_crawls(parser: argparse.ArgumentParser) -> None:
+    """``--keep-crawls N``: after the run, prune the crawls older than the N most recent."""
+    from linkpipe.lib.storage import DEFAULT_KEEP_CRAWLS
+
+    parser.add_argument(
+        "--keep-crawls",
+        type=positive_int,
+        default=DEFAULT_KEEP_CRAWLS,
+        metavar="N",
+        help="after the run, delete every partition of the crawls older than the N most recent "
+        "crawls of the same start URL (site-wide decisions, signals and the embedding cache "
+        f"stay); the published copy holds at most {DEFAULT_KEEP_CRAWLS} "
+        f"(default: {DEFAULT_KEEP_CRAWLS}, a week of nightly runs)",
+    )

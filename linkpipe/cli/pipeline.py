@@ -19,6 +19,7 @@ DEMO_DIR = Path(".linkpipe") / "demo"
 DEMO_SITE = Path(__file__).resolve().parents[1] / "demo_site"
 DEMO_PORT = 8765
 CRAWL_STAGES = ("crawl_export", "indexable_pages", "link_graph")
+PUBLISH_STAGE = "published_snapshot"
 
 
 @dataclass
@@ -69,8 +70,11 @@ def run_pipeline(
     stages: tuple[str, ...] = ("all",),
     source: str = "crawler",
     source_path: str = "",
+    keep_crawls: int | None = None,
 ) -> dict[str, float]:
-    """Register the crawl and materialize the graph; return seconds per step."""
+    """Register the crawl, materialize the graph, prune the crawls older than the
+    ``keep_crawls`` most recent (None: keep all) and only then publish the analysts' copy;
+    return seconds per step."""
     from linkpipe.cli.output import err_console
     from linkpipe.cli.progress import ProgressDisplay
     from linkpipe.defs.runner import run_graph
@@ -80,6 +84,7 @@ def run_pipeline(
     with open_db(db, wait_s=5):  # fail early, before anything is registered
         pass
     register_crawl(db, crawl_id, url, source, source_path, settings)
+    graph, publish = _graph_and_publish_stages(stages)
     timer = StepTimer()
     with ProgressDisplay(err_console) as display:
 
@@ -87,9 +92,43 @@ def run_pipeline(
             timer.start(label)
             display.step(label)
 
-        run_graph(db, crawl_id, model, stages=stages, on_step=on_step)
+        run_graph(db, crawl_id, model, stages=graph, on_step=on_step)
+        if keep_crawls is not None:
+            pruned = prune_old_crawls(db, keep_crawls)
+            if pruned:
+                err_console.print(f"pruned {len(pruned)} old crawl(s): {', '.join(pruned)}")
+        if publish:  # the published copy must not hold a crawl just pruned
+            run_graph(db, crawl_id, model, stages=publish)
     timer.stop()
     return timer.timings
+
+
+def _graph_and_publish_stages(
+    stages: tuple[str, ...],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``stages`` split into the graph to run first and the published snapshot to run last."""
+    from linkpipe.defs.assets import ALL_ASSETS
+
+    names = tuple(a.key.path[-1] for a in ALL_ASSETS) if "all" in stages else stages
+    graph = tuple(n for n in names if n != PUBLISH_STAGE)
+    return graph, tuple(n for n in names if n == PUBLISH_STAGE)
+
+
+def prune_old_crawls(db: Path, keep_crawls: int) -> list[str]:
+    """Delete the crawls older than the ``keep_crawls`` most recent of their start URL (one
+    transaction, ``storage.prune_crawls``) and their Dagster partition keys; return their ids."""
+    from linkpipe.defs.partitions import CRAWLS
+    from linkpipe.defs.runner import instance_for
+    from linkpipe.lib.storage import open_db, prune_crawls
+
+    with open_db(db) as con:
+        pruned = prune_crawls(con, keep_crawls)
+    if pruned:
+        instance = instance_for(db)
+        for crawl_id in pruned:
+            if instance.has_dynamic_partition(CRAWLS, crawl_id):
+                instance.delete_dynamic_partition(CRAWLS, crawl_id)
+    return pruned
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
@@ -108,7 +147,14 @@ def cmd_demo(args: argparse.Namespace) -> None:
     crawl_id = args.crawl_id or "demo-" + dt.date.today().isoformat()
     started = time.perf_counter()
     try:
-        timings = run_pipeline(site.base_url + "/", db, crawl_id, args.model, _settings(args, 500))
+        timings = run_pipeline(
+            site.base_url + "/",
+            db,
+            crawl_id,
+            args.model,
+            _settings(args, 500),
+            keep_crawls=args.keep_crawls,
+        )
     finally:
         site.stop()
     total = time.perf_counter() - started
@@ -130,7 +176,9 @@ def cmd_run(args: argparse.Namespace) -> None:
 
     db = Path(args.db)
     crawl_id = args.crawl_id or _timestamp()
-    timings = run_pipeline(args.url, db, crawl_id, args.model, _settings(args))
+    timings = run_pipeline(
+        args.url, db, crawl_id, args.model, _settings(args), keep_crawls=args.keep_crawls
+    )
     console.print(f"crawl {crawl_id} done: {_format_timings(timings)}")
     console.print(f'Query: linkpipe sql --db {db} "SELECT * FROM v_opportunities LIMIT 20"')
 
@@ -141,7 +189,15 @@ def cmd_crawl(args: argparse.Namespace) -> None:
 
     db = Path(args.db)
     crawl_id = args.crawl_id or _timestamp()
-    run_pipeline(args.url, db, crawl_id, args.model, _settings(args), stages=CRAWL_STAGES)
+    run_pipeline(
+        args.url,
+        db,
+        crawl_id,
+        args.model,
+        _settings(args),
+        stages=CRAWL_STAGES,
+        keep_crawls=args.keep_crawls,
+    )
     console.print(f"crawl {crawl_id} stored in {db}")
 
 
@@ -180,6 +236,7 @@ def cmd_import(args: argparse.Namespace) -> None:
         stages=CRAWL_STAGES if args.no_graph else ("all",),
         source=kind,
         source_path=str(path),
+        keep_crawls=args.keep_crawls,
     )
     console.print(f"imported {kind} as crawl {crawl_id}: {_format_timings(timings)}")
 
@@ -196,6 +253,7 @@ def add_pipeline_parsers(sub: Subparsers) -> None:
         "--top", type=int, default=15, metavar="N", help="suggestions to print (default: 15)"
     )
     options.add_config(p)
+    options.add_keep_crawls(p)
     p.set_defaults(func=cmd_demo)
 
     for name, func, text in (
@@ -209,6 +267,7 @@ def add_pipeline_parsers(sub: Subparsers) -> None:
         options.add_max_pages(p)
         options.add_config(p)
         options.add_model(p)
+        options.add_keep_crawls(p)
         p.set_defaults(func=func)
 
     p = sub.add_parser("import", help="import a Screaming Frog folder, a WARC file or a URL list")
@@ -224,4 +283,5 @@ def add_pipeline_parsers(sub: Subparsers) -> None:
     p.add_argument("--no-graph", action="store_true", help="stop after the link graph")
     options.add_config(p)
     options.add_model(p)
+    options.add_keep_crawls(p)
     p.set_defaults(func=cmd_import)

@@ -22,6 +22,7 @@ from linkpipe.lib.stages.link_graph import materialize_link_graph
 from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
 from linkpipe.lib.stages.page_embeddings import materialize_page_embeddings
 from linkpipe.lib.stages.page_summaries import materialize_page_summaries
+from linkpipe.lib.stages.site_models import materialize_site_models
 from linkpipe.lib.stages.topic_clusters import materialize_topic_clusters
 from linkpipe.lib.storage import publish_copy
 
@@ -125,9 +126,19 @@ def ann_index(
     return _output(materialize_ann_index(settings.db_path, context.partition_key, settings.model))
 
 
+@site_asset(dg.AssetDep(page_summaries, partition_mapping=by_crawl), link_graph)
+def site_models(
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+) -> dg.MaterializeResult[None]:
+    """Site-wide models every shard reads: TF-IDF statistics with a lexical index (its recall
+    measured against exact search) and the name dictionary with link probabilities."""
+    return _output(materialize_site_models(settings.db_path, context.partition_key))
+
+
 @page_asset(
     page_embeddings,
     dg.AssetDep(ann_index, partition_mapping=by_crawl),
+    dg.AssetDep(site_models, partition_mapping=by_crawl),
     dg.AssetDep(link_graph, partition_mapping=by_crawl),
 )
 def candidate_pairs(
@@ -165,7 +176,7 @@ def published_snapshot(
 
 SITE_ASSETS = [crawl_export, indexable_pages, link_graph]
 PAGE_ASSETS_1 = [page_summaries, page_embeddings]
-INDEX_ASSETS = [ann_index]
+INDEX_ASSETS = [ann_index, site_models]
 PAGE_ASSETS_2 = [candidate_pairs]
 FINAL_ASSETS = [link_opportunities, topic_clusters, published_snapshot]
 ALL_ASSETS = SITE_ASSETS + PAGE_ASSETS_1 + INDEX_ASSETS + PAGE_ASSETS_2 + FINAL_ASSETS

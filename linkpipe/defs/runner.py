@@ -104,7 +104,7 @@ def run_graph(
     steps: list[tuple[str, list[dg.AssetsDefinition], bool]] = [
         ("crawl and link graph", A.SITE_ASSETS, False),
         ("summaries and embeddings", A.PAGE_ASSETS_1, True),
-        ("nearest-neighbour index", A.INDEX_ASSETS, False),
+        ("nearest-neighbour index and site models", A.INDEX_ASSETS, False),
         ("candidates and anchors", A.PAGE_ASSETS_2, True),
         ("scoring and clusters", A.FINAL_ASSETS, False),
     ]

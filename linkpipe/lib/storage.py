@@ -2,17 +2,20 @@
 transaction, write a partition. Nothing else in linkpipe opens the database, begins a
 transaction, registers a frame or turns a cursor into rows.
 
-Every partition write is a single transaction: delete the partition's rows, insert the new ones,
-commit. A failure rolls back and leaves the previous rows intact; a re-run gives the same rows.
+Every partition write is a single transaction: delete the partition's rows, insert the new ones
+(computed rows, and rows copied unchanged from another crawl), commit. A failure rolls back and
+leaves the previous rows intact; a re-run gives the same rows. Old crawls are pruned in one
+transaction (:func:`prune_crawls`); readers get a published copy of the recent crawls
+(:func:`publish_copy`).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
@@ -33,14 +36,24 @@ CRAWL_TABLES = frozenset(
         "cannibalisation_pairs",
         "topic_clusters",
         "cluster_summary",
+        "site_models",
+        "site_terms",
+        "site_page_terms",
+        "site_names",
     }
 )
 SHARD_TABLES = frozenset(
     {"page_summaries", "page_sentences", "page_text_links", "page_embeddings", "candidate_pairs"}
 )
 
+DEFAULT_KEEP_CRAWLS = 7
+"""Crawls of each start URL kept by ``--keep-crawls`` and in the published copy (a week of
+nightly runs)."""
 
 _BATCH_VIEW = "_linkpipe_batch"
+_COPY_VIEW = "_linkpipe_copy_keys"
+_LEFT_OUT_VIEW = "_linkpipe_left_out"
+_NOT_PUBLISHED = frozenset({"embedding_cache"})  # a cache of vectors, not data to analyse
 
 
 @runtime_checkable
@@ -56,6 +69,16 @@ Row: TypeAlias = Mapping[str, object]
 PartitionRows: TypeAlias = ArrowStream | Sequence[Row] | Iterable[ArrowStream]
 """What :func:`write_partition` writes into one table: a frame, rows, or a stream of frames."""
 SqlParams: TypeAlias = Sequence[object]
+
+
+@dataclass(frozen=True)
+class CopiedRows:
+    """Rows of another crawl's partition (the same shard for shard tables), chosen by the value
+    of ``key_column``, that a partition write copies unchanged but for ``crawl_id``."""
+
+    from_crawl_id: str
+    keys: Sequence[str]
+    key_column: str = "url"
 
 
 class StorageError(RuntimeError):
@@ -215,22 +238,41 @@ def write_partition(
     crawl_id: str,
     tables: Mapping[str, PartitionRows],
     shard: int | None = None,
+    copied: Mapping[str, CopiedRows] | None = None,
 ) -> dict[str, int]:
     """Replace one partition of each given table in ONE transaction; return rows per table.
 
-    Each value is a frame (polars, or any Arrow table), a sequence of row mappings, or an
-    iterable of frames (streamed in batches, for data that does not fit in memory at once).
-    Missing columns are NULL; ``crawl_id`` (and ``shard``) are set here, never by the caller.
+    Each value of ``tables`` is a frame (polars, or any Arrow table), a sequence of row
+    mappings, or an iterable of frames (streamed in batches, for data that does not fit in
+    memory at once). Missing columns are NULL; ``crawl_id`` (and ``shard``) are set here, never
+    by the caller. ``copied`` adds, per table, rows of another crawl copied by SQL (INSERT ...
+    SELECT) without passing through Python; a table named only there is replaced too. The
+    caller keeps the copied keys and the computed rows apart.
     """
+    copied = copied or {}
     written: dict[str, int] = {}
     try:
         with transaction(con):
-            for table, rows in tables.items():
-                written[table] = _replace(con, table, crawl_id, rows, shard)
+            for table in [*tables, *(t for t in copied if t not in tables)]:
+                written[table] = _replace(con, table, crawl_id, tables.get(table, ()), shard)
+                if table in copied:
+                    written[table] += _copy(con, table, crawl_id, copied[table], shard)
     finally:
-        with suppress(duckdb.Error):
-            con.unregister(_BATCH_VIEW)
+        for view in (_BATCH_VIEW, _COPY_VIEW):
+            with suppress(duckdb.Error):
+                con.unregister(view)
     return written
+
+
+def _partition_keys(table: str, crawl_id: str, shard: int | None) -> list[object]:
+    """The partition key values of ``table``: [crawl_id] or [crawl_id, shard]."""
+    if table in SHARD_TABLES:
+        if shard is None:
+            raise ValueError(f"{table} is partitioned by crawl and shard; give a shard")
+        return [crawl_id, shard]
+    if table in CRAWL_TABLES:
+        return [crawl_id]
+    raise ValueError(f"unknown partitioned table: {table}")
 
 
 def _replace(
@@ -241,16 +283,10 @@ def _replace(
     shard: int | None,
 ) -> int:
     """Delete the table's partition, then insert every batch of ``rows``; rows inserted."""
-    if table in SHARD_TABLES:
-        if shard is None:
-            raise ValueError(f"{table} is partitioned by crawl and shard; give a shard")
-        delete_sql, keys = load_sql("write/delete_shard_partition"), [crawl_id, shard]
-    elif table in CRAWL_TABLES:
-        delete_sql, keys = load_sql("write/delete_crawl_partition"), [crawl_id]
-    else:
-        raise ValueError(f"unknown partitioned table: {table}")
+    keys = _partition_keys(table, crawl_id, shard)
+    delete = "write/delete_shard_partition" if len(keys) == 2 else "write/delete_crawl_partition"
     columns = table_columns(con, table)
-    con.execute(delete_sql.format(table=table), keys)
+    con.execute(load_sql(delete).format(table=table), keys)
     key_columns = ["crawl_id", "shard"][: len(keys)]
     written = 0
     for batch in _as_frames(rows, columns):
@@ -268,6 +304,29 @@ def _replace(
     return written
 
 
+def _copy(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    crawl_id: str,
+    copy: CopiedRows,
+    shard: int | None,
+) -> int:
+    """Insert the chosen rows of ``copy.from_crawl_id`` into the partition; rows copied."""
+    keys = _partition_keys(table, crawl_id, shard)
+    if copy.from_crawl_id == crawl_id:
+        raise ValueError(f"{table}: rows cannot be copied from the partition being written")
+    if copy.key_column not in table_columns(con, table):
+        raise ValueError(f"{table} has no column {copy.key_column!r} to choose copied rows by")
+    if not copy.keys:
+        return 0
+    name = "write/insert_copied_shard_rows" if len(keys) == 2 else "write/insert_copied_crawl_rows"
+    sql = load_sql(name).format(table=table, key=f'"{copy.key_column}"')
+    con.register(_COPY_VIEW, pl.DataFrame({"key": list(copy.keys)}, schema={"key": pl.String}))
+    result = con.execute(sql, [crawl_id, copy.from_crawl_id, *keys[1:]]).fetchone()
+    con.unregister(_COPY_VIEW)
+    return int(result[0]) if result else 0
+
+
 def _as_frames(rows: PartitionRows, columns: Sequence[str]) -> Iterator[pl.DataFrame]:
     """The batches of ``rows`` as polars frames (row mappings become one frame)."""
     if isinstance(rows, pl.DataFrame):
@@ -282,20 +341,72 @@ def _as_frames(rows: PartitionRows, columns: Sequence[str]) -> Iterator[pl.DataF
             yield batch if isinstance(batch, pl.DataFrame) else pl.DataFrame(batch)
 
 
-def publish_copy(db_path: str | Path) -> Path:
-    """Copy the database to ``<name>.published.duckdb`` for readers; return the copy's path.
+def crawls_beyond(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
+    """Crawls older than the ``keep`` most recent crawls of their start URL."""
+    if keep < 1:
+        raise ValueError(f"keep at least one crawl, not {keep}")
+    return [r["crawl_id"] for r in fetch_dicts(con, "read/select_crawls_beyond_kept", [keep])]
 
-    The copy is written beside the original and moved into place, so readers never see a
-    half-written file.
+
+def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
+    """Delete every partition (crawl and shard tables) and the ``crawls`` row of the crawls
+    older than the ``keep`` most recent of their start URL, in ONE transaction; return them.
+
+    Tables that belong to the site, not to a crawl (``link_decisions``, ``page_signals``,
+    ``embedding_cache``), are never touched.
+    """
+    pruned = crawls_beyond(con, keep)
+    if not pruned:
+        return []
+    delete = load_sql("write/delete_crawl_partition")
+    with transaction(con):
+        for table in sorted(CRAWL_TABLES | SHARD_TABLES):
+            for crawl_id in pruned:
+                con.execute(delete.format(table=table), [crawl_id])
+        for crawl_id in pruned:
+            execute(con, "write/delete_crawl", [crawl_id])
+    return pruned
+
+
+def publish_copy(db_path: str | Path, keep_crawls: int = DEFAULT_KEEP_CRAWLS) -> Path:
+    """Write ``<name>.published.duckdb`` for readers: the ``keep_crawls`` most recent crawls of
+    each start URL, the site's decisions and signals, and the views; return its path.
+
+    The copy is built table by table (ATTACH, INSERT ... SELECT of the kept partitions) in a
+    file beside the database, so old crawls are never copied, and moved into place in one
+    rename, so readers never see a half-written file. The embedding cache is left out (empty).
     """
     src = Path(db_path)
     dest = src.with_name(src.stem + ".published.duckdb")
     tmp = src.with_name(src.stem + ".publishing.tmp")
-    con = duckdb.connect(str(src))
-    try:
-        con.execute("CHECKPOINT")
-    finally:
-        con.close()
-    shutil.copyfile(src, tmp)
+    for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
+        stale.unlink(missing_ok=True)
+    with open_db(tmp):  # the schema and the views
+        pass
+    with open_db(src) as con:
+        left_out = pl.DataFrame(
+            {"crawl_id": crawls_beyond(con, keep_crawls)}, schema={"crawl_id": pl.String}
+        )
+        execute(con, "write/attach_published", [str(tmp)])
+        try:
+            con.register(_LEFT_OUT_VIEW, left_out)
+            for table in [
+                r["table_name"] for r in fetch_dicts(con, "read/select_published_tables")
+            ]:
+                _publish_table(con, table)
+        finally:
+            with suppress(duckdb.Error):
+                con.unregister(_LEFT_OUT_VIEW)
+            execute(con, "write/detach_published")
     tmp.replace(dest)
     return dest
+
+
+def _publish_table(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """Copy one table into the attached published copy (kept crawls only, when crawl-keyed)."""
+    if table in _NOT_PUBLISHED:
+        return
+    if table in CRAWL_TABLES | SHARD_TABLES | {"crawls"}:
+        con.execute(load_sql("write/insert_published_partitions").format(table=table))
+    else:
+        con.execute(load_sql("write/insert_published_table").format(table=table))

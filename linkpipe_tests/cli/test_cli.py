@@ -236,7 +236,7 @@ def test_run_whole_graph_with_the_fake_model(tmp_path: Path, demo_site, fake_mod
     assert steps == [
         "crawl and link graph",
         "summaries and embeddings",
-        "nearest-neighbour index",
+        "nearest-neighbour index and site models",
         "candidates and anchors",
         "scoring and clusters",
     ]
@@ -255,6 +255,11 @@ def test_run_whole_graph_with_the_fake_model(tmp_path: Path, demo_site, fake_mod
     assert models == [(fake_model,)]
     assert pages is not None and int(crawled[0].split()[1]) <= pages[0]
     assert suggestions is not None and suggestions[0] > 0 and suggestions[1] > 1
+    published = duckdb.connect(str(tmp_path / "fast.published.duckdb"), read_only=True)
+    assert (
+        published.execute("SELECT count(*) FROM link_opportunities").fetchone() == suggestions[:1]
+    )
+    published.close()
 
 
 def test_every_argument_has_a_help_text():
@@ -288,3 +293,44 @@ def test_shared_options_parse_the_same_in_every_command(monkeypatch):
     assert (imported.model, imported.config) == ("m", None)
     assert (evaluated.db, evaluated.max_pages, evaluated.model) == (None, 10_000, "hashing-32")
     assert demo.db.endswith("linkpipe.duckdb") and demo.top == 15
+
+
+def test_keep_crawls_is_one_option_of_every_pipeline_command():
+    from linkpipe.cli.main import build_parser
+
+    parser = build_parser()
+    commands = [
+        ["demo"],
+        ["run", "http://x.test/", "--db", "a.duckdb"],
+        ["crawl", "http://x.test/", "--db", "a.duckdb"],
+        ["import", "urls.txt", "--db", "a.duckdb"],
+    ]
+    assert [parser.parse_args(c).keep_crawls for c in commands] == [7, 7, 7, 7]
+    assert [parser.parse_args([*c, "--keep-crawls", "2"]).keep_crawls for c in commands] == [2] * 4
+    out = linkpipe("crawl", "http://x.test/", "--db", "a.duckdb", "--keep-crawls", "0")
+    assert out.returncode == 2 and "must be at least 1, not 0" in out.stderr
+
+
+def test_keep_crawls_prunes_old_crawls_after_the_run(
+    tmp_path: Path, demo_site, fake_model: str, monkeypatch
+):
+    from linkpipe.defs.partitions import CRAWLS
+    from linkpipe.defs.runner import instance_for
+
+    db = tmp_path / "kept.duckdb"
+    for crawl_id in ("n1", "n2", "n3"):
+        out = linkpipe(
+            "crawl", demo_site.base_url + "/", "--db", str(db), "--crawl-id", crawl_id,
+            "--max-pages", "5", "--model", fake_model, "--keep-crawls", "2",
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+    assert "pruned 1 old crawl(s): n1" in out.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    kept = {
+        table: con.execute(f"SELECT DISTINCT crawl_id FROM {table} ORDER BY 1").fetchall()
+        for table in ("crawls", "crawl_pages", "crawl_links", "indexable_pages", "link_edges")
+    }
+    con.close()
+    assert kept == dict.fromkeys(kept, [("n2",), ("n3",)])
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))  # restored after the test
+    assert sorted(instance_for(db).get_dynamic_partitions(CRAWLS)) == ["n2", "n3"]

@@ -11,6 +11,7 @@ EXPECTED = {
     "page_summaries",
     "page_embeddings",
     "ann_index",
+    "site_models",
     "candidate_pairs",
     "link_opportunities",
     "topic_clusters",
@@ -34,9 +35,14 @@ def test_asset_graph_and_partitions():
                 isinstance(partitions, dg.DynamicPartitionsDefinition)
                 and partitions.name == "crawls"
             )
-        assert node.pools == {"linkpipe_duckdb_writer"}
+        # Site-level assets share the writer pool; shards run in parallel processes instead.
+        assert node.pools == (set() if key in page_level else {"linkpipe_duckdb_writer"})
     parents = {k.to_user_string() for k in graph.get(dg.AssetKey("link_opportunities")).parent_keys}
     assert parents == {"candidate_pairs", "link_graph"}
+    parents = {k.to_user_string() for k in graph.get(dg.AssetKey("candidate_pairs")).parent_keys}
+    assert parents == {"page_embeddings", "ann_index", "site_models", "link_graph"}
+    parents = {k.to_user_string() for k in graph.get(dg.AssetKey("site_models")).parent_keys}
+    assert parents == {"page_summaries", "link_graph"}
     assert defs.resolve_sensor_def("nightly_recrawl") is not None
 
 

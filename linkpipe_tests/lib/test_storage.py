@@ -6,14 +6,19 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
+from linkpipe.lib import storage
+from linkpipe.lib.hashing import text_hash
 from linkpipe.lib.storage import (
+    CopiedRows,
     StorageError,
     connect,
     crawl_row,
+    crawls_beyond,
     execute,
     fetch_frame,
     iter_dicts,
     open_db,
+    prune_crawls,
     publish_copy,
     rows_to_frame,
     stored_config,
@@ -262,3 +267,175 @@ def test_fetch_frame_reads_columns(tmp_path):
     assert shards == [(2,)]
     assert frame["url"].to_list() == ["a", "b"]
     assert frame["embedding"].to_list() == [[0.5, 0.25], [0.0, 1.0]]
+
+
+def _summary(url, text):
+    return {"url": url, "content_hash": text_hash(text), "main_text": text}
+
+
+def test_partition_write_copies_chosen_rows_of_another_crawl(tmp_path):
+    db = tmp_path / "t.duckdb"
+    with open_db(db) as con:
+        write_partition(
+            con, "c1", {"page_summaries": [_summary("a", "A"), _summary("b", "B")]}, shard=0
+        )
+        write_partition(con, "c1", {"page_summaries": [_summary("d", "D")]}, shard=1)
+        write_partition(con, "c1", {"page_sentences": [{"url": "a", "sentence": "A."}]}, shard=0)
+        for _ in range(2):  # a re-run replaces the partition: no duplicates
+            written = write_partition(
+                con,
+                "c2",
+                {"page_summaries": [_summary("c", "C")]},
+                shard=0,
+                copied={
+                    "page_summaries": CopiedRows("c1", ["a", "d", "zz"]),  # d: other shard
+                    "page_sentences": CopiedRows("c1", ["a"]),  # replaced though not computed
+                },
+            )
+        assert written == {"page_summaries": 2, "page_sentences": 1}
+        rows = con.execute(
+            "SELECT crawl_id, shard, url, content_hash, main_text FROM page_summaries "
+            "ORDER BY crawl_id, url"
+        ).fetchall()
+        sentences = con.execute("SELECT crawl_id, shard, url, sentence FROM page_sentences")
+        assert sentences.fetchall() == [("c1", 0, "a", "A."), ("c2", 0, "a", "A.")]
+    assert rows == [
+        ("c1", 0, "a", text_hash("A"), "A"),
+        ("c1", 0, "b", text_hash("B"), "B"),
+        ("c1", 1, "d", text_hash("D"), "D"),
+        ("c2", 0, "a", text_hash("A"), "A"),
+        ("c2", 0, "c", text_hash("C"), "C"),
+    ]
+
+
+def test_failed_copy_keeps_the_previous_partition(tmp_path):
+    db = tmp_path / "t.duckdb"
+    with open_db(db) as con:
+        write_partition(con, "c1", {"page_summaries": [_summary("a", "A")]}, shard=0)
+        write_partition(con, "c2", {"page_summaries": [_summary("old", "O")]}, shard=0)
+        with pytest.raises(ValueError, match="no column 'nope'"):
+            write_partition(
+                con,
+                "c2",
+                {"page_summaries": [_summary("new", "N")]},
+                shard=0,
+                copied={"page_summaries": CopiedRows("c1", ["a"], key_column="nope")},
+            )
+        with pytest.raises(ValueError, match="partition being written"):
+            write_partition(
+                con, "c1", {}, shard=0, copied={"page_summaries": CopiedRows("c1", ["a"])}
+            )
+        rows = con.execute("SELECT crawl_id, url FROM page_summaries ORDER BY ALL").fetchall()
+    assert rows == [("c1", "a"), ("c2", "old")]
+
+
+def _history(db):
+    """Two sites: a.test crawled four times (a1 oldest), b.test once; site-wide tables filled."""
+    with open_db(db) as con:
+        for crawl_id, site in [("a1", "a"), ("a2", "a"), ("b1", "b"), ("a3", "a"), ("a4", "a")]:
+            _crawl(con, crawl_id, f"http://{site}.test/", None)
+            write_partition(
+                con, crawl_id, {"crawl_links": [{"source_url": crawl_id, "target_url": "t"}]}
+            )
+            write_partition(
+                con,
+                crawl_id,
+                {"indexable_pages": [{"url": crawl_id, "shard": 0, "indexable": True}]},
+            )
+            write_partition(
+                con, crawl_id, {"page_summaries": [_summary(crawl_id, crawl_id)]}, shard=2
+            )
+            write_partition(
+                con,
+                crawl_id,
+                {
+                    "page_embeddings": [
+                        {
+                            "url": crawl_id,
+                            "text_hash": crawl_id,
+                            "model_id": "m",
+                            "embedding": [1.0],
+                        }
+                    ]
+                },
+                shard=3,
+            )
+        execute(con, "write/upsert_decision", ["a1", "t", "accepted", "ed", "2026-01-01", "", "a1"])
+        execute(con, "write/insert_signal", ["gsc", "a1", 5, 50, 3.0, 0, 0, 0, "f.csv"])
+        con.execute("INSERT INTO embedding_cache VALUES ('a1', 'm', [1.0], current_timestamp)")
+
+
+def _crawl_rows(con):
+    tables = ["crawls", "crawl_links", "indexable_pages", "page_summaries", "page_embeddings"]
+    return {
+        t: sorted(r[0] for r in con.execute(f"SELECT DISTINCT crawl_id FROM {t}").fetchall())
+        for t in tables
+    }
+
+
+def _site_rows(con):
+    return [
+        con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+        for t in ("link_decisions", "page_signals", "embedding_cache")
+    ]
+
+
+def test_prune_keeps_the_most_recent_crawls_of_each_site(tmp_path):
+    db = tmp_path / "t.duckdb"
+    _history(db)
+    with open_db(db) as con:
+        assert prune_crawls(con, 2) == ["a1", "a2"]
+        assert prune_crawls(con, 2) == []  # nothing more to prune
+        kept = ["a3", "a4", "b1"]
+        assert _crawl_rows(con) == dict.fromkeys(_crawl_rows(con), kept)
+        assert _site_rows(con) == [1, 1, 1]  # decisions, signals and the cache stay
+        assert crawls_beyond(con, 1) == ["a3"]
+        with pytest.raises(ValueError, match="at least one"):
+            prune_crawls(con, 0)
+
+
+def test_prune_is_one_transaction(tmp_path, monkeypatch):
+    db = tmp_path / "t.duckdb"
+    _history(db)
+    real = storage.execute
+
+    def fail_on_crawls(con, name, params=()):
+        if name == "write/delete_crawl":
+            raise RuntimeError("disk full")
+        real(con, name, params)
+
+    monkeypatch.setattr(storage, "execute", fail_on_crawls)
+    with open_db(db) as con, pytest.raises(RuntimeError, match="disk full"):
+        prune_crawls(con, 1)
+    with open_db(db) as con:  # every partition deleted before the failure is back
+        assert _crawl_rows(con)["page_embeddings"] == ["a1", "a2", "a3", "a4", "b1"]
+
+
+def test_published_copy_holds_the_recent_crawls_and_replaces_the_old_copy(tmp_path, monkeypatch):
+    db = tmp_path / "t.duckdb"
+    _history(db)
+    first = publish_copy(db, keep_crawls=3)
+    reader = connect(first, read_only=True)  # an analyst's open session on the first copy
+    assert _crawl_rows(reader)["crawls"] == ["a2", "a3", "a4", "b1"]
+    second = publish_copy(db, keep_crawls=1)
+    assert second == first == tmp_path / "t.published.duckdb"
+    assert _crawl_rows(reader)["crawl_links"] == ["a2", "a3", "a4", "b1"]  # still its own file
+    reader.close()
+    with open_db(db) as con:
+        assert _crawl_rows(con)["crawls"] == ["a1", "a2", "a3", "a4", "b1"]  # source untouched
+    published = connect(second, read_only=True)
+    assert _crawl_rows(published) == dict.fromkeys(_crawl_rows(published), ["a4", "b1"])
+    assert _site_rows(published) == [1, 1, 0]  # decisions and signals; no embedding cache
+    assert published.execute("SELECT count(*) FROM v_opportunities").fetchone() == (0,)
+    published.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.duckdb", "t.published.duckdb"]
+
+    def broken(con, table):
+        raise RuntimeError("interrupted")
+
+    monkeypatch.setattr(storage, "_publish_table", broken)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        publish_copy(db, keep_crawls=3)
+    published = connect(second, read_only=True)  # the last good copy is still in place
+    assert _crawl_rows(published)["crawls"] == ["a4", "b1"]
+    published.close()

@@ -284,3 +284,46 @@ ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS mention_pages INTEGER;
 ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS mention_links INTEGER;
 ALTER TABLE link_opportunities ADD COLUMN IF NOT EXISTS mention_score DOUBLE;
 ALTER TABLE link_opportunities ADD COLUMN IF NOT EXISTS mention_phrase VARCHAR;
+
+-- Site models (asset site_models, one per crawl): what every candidate shard reads instead of
+-- rebuilding it. TF-IDF vocabulary and page rows, the name dictionary with its link counts,
+-- and one summary row with the lexical index's settings and measured recall.
+CREATE TABLE IF NOT EXISTS site_models (
+    crawl_id VARCHAR NOT NULL,
+    n_pages INTEGER,
+    n_terms INTEGER,
+    n_names INTEGER,                 -- (name, target) rows of site_names
+    posting_cap INTEGER,             -- lexical index: pages kept per term, where it weighs most
+    rerank INTEGER,                  -- lexical index: best partial matches scored exactly
+    query_terms INTEGER,             -- lexical index: heaviest terms of a page that look up
+    lexical_recall_at_k DOUBLE,      -- index top-k against exact TF-IDF top-k, on a sample
+    recall_k INTEGER,
+    recall_queries INTEGER,
+    build_seconds DOUBLE
+);
+
+CREATE TABLE IF NOT EXISTS site_terms (
+    crawl_id VARCHAR NOT NULL,
+    term_id INTEGER NOT NULL,        -- column of the TF-IDF rows; terms in stem order
+    term VARCHAR NOT NULL,           -- a stem (see lib/text/lexical.py)
+    doc_freq INTEGER,                -- pages whose title, H1 or main text has it
+    idf DOUBLE                       -- ln((1 + pages) / (1 + doc_freq)) + 1
+);
+
+CREATE TABLE IF NOT EXISTS site_page_terms (
+    crawl_id VARCHAR NOT NULL,
+    url VARCHAR NOT NULL,
+    term_ids INTEGER[],              -- the page's TF-IDF row (unit length), heaviest first
+    weights DOUBLE[]
+);
+
+CREATE TABLE IF NOT EXISTS site_names (
+    crawl_id VARCHAR NOT NULL,
+    name_key VARCHAR NOT NULL,       -- the name's stems joined by spaces
+    target_url VARCHAR NOT NULL,     -- the page it names
+    phrase VARCHAR,                  -- as its title, H1 or a known anchor spells it
+    kind VARCHAR,                    -- title | h1 | known_anchor
+    mentioned_by INTEGER,            -- pages whose main text contains the name
+    linked_by INTEGER,               -- of them, pages that link the target from their content
+    self_mention BOOLEAN             -- the target's own main text contains it
+);

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
 from linkpipe.lib.content.page_types import PageTypeRules
@@ -109,18 +110,29 @@ def is_listing(quick: QuickText, rules: IndexabilityRules) -> bool:
 
 
 def simhash(text: str, shingle: int = 3) -> int:
-    """64-bit SimHash over word shingles."""
-    words = [w.lower() for w in WORD_RE.findall(text)]
+    """64-bit SimHash over word shingles: bit b is set when more shingles have bit b set than
+    not, each shingle hashed with 8-byte blake2b (read big-endian). The digests are counted per
+    bit with numpy, not in a Python loop over 64 bits."""
+    return simhash_of_words([w.lower() for w in WORD_RE.findall(text)], shingle)
+
+
+def simhash_of_words(words: list[str], shingle: int = 3) -> int:
+    """:func:`simhash` of a text given as its lower-cased words."""
     if not words:
         return 0
-    weights = [0] * 64
-    grams = max(1, len(words) - shingle + 1)
-    for i in range(grams):
-        gram = " ".join(words[i : i + shingle])
-        h = int.from_bytes(hashlib.blake2b(gram.encode(), digest_size=8).digest(), "big")
-        for bit in range(64):
-            weights[bit] += 1 if (h >> bit) & 1 else -1
-    return sum(1 << bit for bit in range(64) if weights[bit] > 0)
+    shingles = (
+        map(" ".join, zip(*(words[k:] for k in range(shingle)), strict=False))
+        if len(words) >= shingle
+        else [" ".join(words)]
+    )
+    blake2b = hashlib.blake2b
+    digests = b"".join([blake2b(gram.encode(), digest_size=8).digest() for gram in shingles])
+    grams = len(digests) // 8
+    # Row i holds the 64 bits of digest i, most significant first: column j is bit 63 - j.
+    bits = np.unpackbits(np.frombuffer(digests, dtype=np.uint8).reshape(grams, 8), axis=1)
+    ones = bits.sum(axis=0, dtype=np.int64)[::-1]  # ones[b]: shingles with bit b set
+    set_bits = np.flatnonzero(2 * ones > grams)
+    return sum(1 << int(bit) for bit in set_bits)
 
 
 def _without_query(url: str) -> str:
@@ -196,7 +208,8 @@ def _judge(page: PageRow, rules: IndexabilityRules) -> _Judged:
         reason = "parameter_duplicate"
     if reason is None and page_type not in ("home", "commercial") and is_listing(quick, rules):
         page_type = "listing"
-    word_count = len(WORD_RE.findall(quick.text))
+    words = WORD_RE.findall(quick.text)
+    word_count = len(words)
     if reason is None and page_type in rules.excluded_types:
         reason = page_type
     elif reason is None and page.get("html") and word_count < rules.min_words:
@@ -215,7 +228,8 @@ def _judge(page: PageRow, rules: IndexabilityRules) -> _Judged:
     )
     judged = _Judged(row, page.get("depth") or 0)
     if reason is None and quick.text:
-        judged.text_key, judged.simhash = text_hash(quick.text.lower()), simhash(quick.text)
+        judged.text_key = text_hash(quick.text.lower())
+        judged.simhash = simhash_of_words([w.lower() for w in words])
     return judged
 
 

@@ -11,10 +11,14 @@ opportunities, :class:`AnchorLedger` keeps anchors varied and non-overlapping.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
 
 from linkpipe.lib.text.lexical import is_generic_anchor, phrase_key, tokens_with_offsets
 from linkpipe.lib.text.stopwords import STOPWORDS
@@ -29,6 +33,7 @@ TITLE_PREFIX_RE = re.compile(
 PHRASE_KIND_QUALITY = {"known_anchor": 1.0, "title": 1.0, "h1": 1.0, "slug": 0.9}
 PUNCT_RE = re.compile(r"[,;:()\[\]\u2013\u2014\"]|\s-\s")
 STOP_STEMS = frozenset(phrase_key(" ".join(STOPWORDS)))
+WORD_OK_RE = re.compile(r"^[^\W\d_][\w'\-]*$", re.UNICODE)
 
 SentenceRange = tuple[int, int, int, int, int]  # (paragraph_idx, start, end, tok_lo, tok_hi)
 
@@ -43,6 +48,48 @@ class SourceText:
 
     def __post_init__(self) -> None:
         self.tokens = tokens_with_offsets(self.text)
+        self.stems = [t[0] for t in self.tokens]
+
+    @functools.cached_property
+    def ranges(self) -> list[SentenceRange]:
+        """The linkable sentences with their token ranges (see :func:`sentence_token_ranges`)."""
+        out = []
+        starts = [t[1] for t in self.tokens]
+        for para, s, e, kind in self.sentences:
+            if kind not in LINKABLE_BLOCKS:
+                continue
+            lo = bisect.bisect_left(starts, s)
+            hi = bisect.bisect_left(starts, e)
+            if hi > lo:
+                out.append((para, s, e, lo, hi))
+        return out
+
+    @functools.cached_property
+    def content_words(self) -> list[str | None]:
+        """Each token's lower-cased word when it can carry meaning (no stopword, number or
+        word under 3 letters), else None."""
+        out: list[str | None] = []
+        for stem, start, end in self.tokens:
+            word = self.text[start:end].lower()
+            ok = stem not in STOP_STEMS and len(word) >= 3 and WORD_OK_RE.match(word)
+            out.append(word if ok else None)
+        return out
+
+    @functools.cached_property
+    def stem_codes(self) -> tuple[dict[str, int], NDArray[np.int64]]:
+        """(a number for each distinct stem, the number of each token's stem)."""
+        code_of: dict[str, int] = {}
+        codes = np.array([code_of.setdefault(s, len(code_of)) for s in self.stems], np.int64)
+        return code_of, codes
+
+    @functools.cached_property
+    def stem_positions(self) -> dict[str, list[tuple[int, int]]]:
+        """stem -> (token, linkable sentence number) of each of its occurrences, in order."""
+        out: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for number, (_, _, _, lo, hi) in enumerate(self.ranges):
+            for i in range(lo, hi):
+                out[self.stems[i]].append((i, number))
+        return out
 
 
 @dataclass
@@ -109,16 +156,7 @@ def target_phrases(
 
 def sentence_token_ranges(src: SourceText) -> list[SentenceRange]:
     """(paragraph_idx, sent_start, sent_end, tok_lo, tok_hi) for linkable sentences."""
-    out = []
-    starts = [t[1] for t in src.tokens]
-    for para, s, e, kind in src.sentences:
-        if kind not in LINKABLE_BLOCKS:
-            continue
-        lo = bisect.bisect_left(starts, s)
-        hi = bisect.bisect_left(starts, e)
-        if hi > lo:
-            out.append((para, s, e, lo, hi))
-    return out
+    return src.ranges
 
 
 def overlaps_link(src: SourceText, start: int, end: int) -> bool:
@@ -135,19 +173,21 @@ def _choice(
 
 
 def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]:
-    """Places where a target phrase occurs verbatim (modulo case and plural) in the source."""
+    """Places where a target phrase occurs verbatim (modulo case and plural) in the source, in
+    text order (longest first at one place); looked up from the source's stem positions, so a
+    target costs its names' occurrences, not the source's length."""
+    hits: list[tuple[int, int, int, str]] = []  # (sentence, token, -length, kind)
+    for key, kind in target.keys.items():
+        n = len(key)
+        for i, number in src.stem_positions.get(key[0], ()):
+            if i + n <= src.ranges[number][4] and tuple(src.stems[i : i + n]) == key:
+                hits.append((number, i, -n, kind))
     found: list[AnchorChoice] = []
-    stems = [t[0] for t in src.tokens]
-    for sent in sentence_token_ranges(src):
-        _, _, _, lo, hi = sent
-        for i in range(lo, hi):
-            for n in target.lengths:
-                kind = target.keys.get(tuple(stems[i : i + n])) if i + n <= hi else None
-                if kind is None:
-                    continue
-                choice = _choice(src, sent, i, i + n, kind, PHRASE_KIND_QUALITY[kind])
-                if not overlaps_link(src, choice.start, choice.end):
-                    found.append(choice)
+    for number, i, minus_n, kind in sorted(hits):
+        sent = src.ranges[number]
+        choice = _choice(src, sent, i, i - minus_n, kind, PHRASE_KIND_QUALITY[kind])
+        if not overlaps_link(src, choice.start, choice.end):
+            found.append(choice)
     return found
 
 

@@ -7,8 +7,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from linkpipe.lib.links.anchors import (
     STOP_STEMS,
@@ -19,69 +17,60 @@ from linkpipe.lib.links.anchors import (
     target_phrases,
 )
 from linkpipe.lib.links.rows import CandidatePair
-from linkpipe.lib.links.semantic_anchors import WindowVectors, place_anchor_semantic
-from linkpipe.lib.text.lexical import fit_tfidf, pair_cosines, phrase_key, top_terms
-from linkpipe.lib.text.mentions import Mention, MentionIndex
+from linkpipe.lib.links.semantic_anchors import (
+    TokenVectors,
+    WindowVectors,
+    place_anchor_semantic,
+    window_vectors,
+)
+from linkpipe.lib.links.site_models import SiteModels, SitePage, build_site_models, page_names
+from linkpipe.lib.text.lexical import phrase_key
+from linkpipe.lib.text.mentions import Mention
+from linkpipe.lib.text.tfidf import pair_cosines
 from linkpipe.lib.vectors.ann import AnnIndex
+
+__all__ = ["SiteContext", "SitePage", "build_candidates"]
 
 MIN_MENTION_PROBABILITY = 0.05  # a mention below this does not make a pair a candidate
 SINGLE_WORD_ANCHOR_PROBABILITY = 0.3  # a one-word name is an anchor when linked this often
-MAX_KNOWN_ANCHORS = 50  # per target, most used first
-
-
-@dataclass
-class SitePage:
-    """What candidate generation knows of one indexable page."""
-
-    url: str
-    title: str
-    h1: str
-    slug: str
-    main_text: str  # where mentions of other pages are counted
-
-    @property
-    def text(self) -> str:
-        """Title, H1 and main text: what TF-IDF compares."""
-        return " ".join(filter(None, [self.title, self.h1, self.main_text]))
+PROFILE_TERMS = 40  # weighted terms of a target profile
 
 
 @dataclass
 class SiteContext:
-    """Site-level inputs shared by every shard: pages, vectors, TF-IDF and existing links."""
+    """Site-level inputs shared by every shard: pages, vectors, existing links and the site
+    models (TF-IDF, lexical index, name dictionary). Without ``prebuilt`` models they are built
+    here from the pages' main texts (small sites, tests); shards read the stored ones."""
 
     pages: list[SitePage]
     vectors: np.ndarray
     content_links: dict[str, set[str]] = field(default_factory=dict)  # source -> targets
     nav_links: dict[str, set[str]] = field(default_factory=dict)
     known_anchors: dict[str, list[str]] = field(default_factory=dict)  # target -> anchors
+    prebuilt: SiteModels | None = None
 
     def __post_init__(self) -> None:
         self.row_of = {p.url: i for i, p in enumerate(self.pages)}
-        self.vectorizer: TfidfVectorizer
-        self.vectorizer, self.tfidf = fit_tfidf([p.text for p in self.pages])
+        self.models = self.prebuilt or build_site_models(
+            self.pages, self.pages, self.content_links, self.known_anchors
+        )
+        self.mentions = self.models.mentions
         self.linked_from: dict[str, set[str]] = defaultdict(set)  # target -> sources (content)
         for src, targets in self.content_links.items():
             for t in targets:
                 self.linked_from[t].add(src)
-        self.mentions = MentionIndex(
-            {p.url: self.names(p) for p in self.pages},
-            ((p.url, phrase_key(p.main_text)) for p in self.pages),
-            self.content_links,
-            STOP_STEMS,
-        )
         self._profiles: dict[str, TargetProfile] = {}
 
     def names(self, page: SitePage) -> list[tuple[str, str]]:
         """The phrases that name a page: title, H1 and the anchors other pages use for it."""
-        anchors = self.known_anchors.get(page.url, [])[:MAX_KNOWN_ANCHORS]
-        return target_phrases(page.title, page.h1, "", anchors)
+        return page_names(page, self.known_anchors)
 
     def profile(self, url: str) -> TargetProfile:
         """The target profile of a page (cached)."""
         if url not in self._profiles:
             page = self.pages[self.row_of[url]]
-            row: sparse.csr_matrix = self.tfidf[self.row_of[url]]
-            terms = top_terms(self.vectorizer, row, limit=40)
+            row = self.models.tfidf.row_of.get(url)
+            terms = {} if row is None else self.models.tfidf.top_terms(row, PROFILE_TERMS)
             for phrase, _ in target_phrases(page.title, page.h1, page.slug, []):
                 for stem in phrase_key(phrase):
                     if stem not in STOP_STEMS:
@@ -95,6 +84,15 @@ class SiteContext:
             )
             self._profiles[url] = TargetProfile(url, phrases, terms, single)
         return self._profiles[url]
+
+    def lexical_sims(self, source: str, targets: list[str]) -> np.ndarray:
+        """TF-IDF cosine of the source with each target (0 for a page without a row)."""
+        rows = self.models.tfidf.row_of
+        if source not in rows:
+            return np.zeros(len(targets))
+        pairs = [(rows[source], rows[t]) for t in targets if t in rows]
+        sims = iter(pair_cosines(self.models.tfidf.matrix, pairs))
+        return np.array([next(sims) if t in rows else 0.0 for t in targets])
 
 
 def _place(
@@ -116,15 +114,16 @@ def named_targets(site: SiteContext, source: str, src: SourceText) -> dict[str, 
 
 
 def tfidf_neighbours(site: SiteContext, sources: list[str], k: int) -> list[list[str]]:
-    """For each source, the ``k`` pages with the highest TF-IDF cosine, best first."""
-    rows = site.tfidf[[site.row_of[s] for s in sources]]
-    sims = (rows @ site.tfidf.T).tocsr()
-    out = []
-    for i in range(len(sources)):
-        row = sims.getrow(i)
-        order = np.argsort(-row.data)[:k]
-        out.append([site.pages[int(row.indices[j])].url for j in order])
-    return out
+    """For each source, up to ``k`` pages of highest TF-IDF cosine, best first, found through
+    the lexical index (its recall against comparing with every page is measured with the
+    site models)."""
+    tfidf = site.models.tfidf
+    rows = [tfidf.row_of.get(s, -1) for s in sources]
+    found = iter(site.models.index.neighbours([r for r in rows if r >= 0], k))
+    return [
+        [] if row < 0 else [tfidf.urls[j] for j in next(found) if tfidf.urls[j] in site.row_of]
+        for row in rows
+    ]
 
 
 def graph_signals(site: SiteContext, source: str, target: str) -> tuple[float, float]:
@@ -155,7 +154,7 @@ def build_candidates(
     ann: AnnIndex,
     k: int = 20,
     min_similarity: float = 0.2,
-    sentence_vectors: dict[str, WindowVectors] | None = None,
+    word_vectors: TokenVectors | None = None,
     k_lexical: int = 10,
     k_mention: int = 20,
 ) -> list[CandidatePair]:
@@ -164,7 +163,8 @@ def build_candidates(
     Candidates: the ``k`` nearest pages by embedding, the ``k_lexical`` nearest by TF-IDF and
     the ``k_mention`` pages the source names most convincingly (title, H1 or known anchor, by
     link probability); pages the source already links to in its content are skipped. With
-    ``sentence_vectors`` anchors are placed semantically (see semantic_anchors), else
+    ``word_vectors`` (see :func:`~linkpipe.lib.links.semantic_anchors.encode_sources`) anchors are placed semantically (see
+    semantic_anchors; a source's windows are made when it is reached, so memory holds one), else
     lexically (see anchors)."""
     limits = CandidateLimits(k, min_similarity, k_lexical, k_mention)
     sources = [s for s in sources if s in site.row_of]
@@ -185,7 +185,10 @@ def build_candidates(
             if target not in neighbours:
                 sim = float(query[qi] @ site.vectors[site.row_of[target]])
                 neighbours[target] = (0, sim)
-        vecs = (sentence_vectors or {}).get(source)
+        token_vecs = word_vectors.of(source) if word_vectors else None
+        vecs = None
+        if token_vecs is not None and src_text is not None:
+            vecs = window_vectors(src_text, token_vecs)
         rows += pair_rows(site, source, neighbours, src_text, vecs, named)
     return rows
 
@@ -243,8 +246,7 @@ def pair_rows(
     named: dict[str, Mention],
 ) -> list[CandidatePair]:
     """One row per target with its TF-IDF, mention and graph evidence and its anchors."""
-    pairs = [(site.row_of[source], site.row_of[t]) for t in neighbours]
-    lexical = pair_cosines(site.tfidf, pairs)
+    lexical = site.lexical_sims(source, list(neighbours))
     rows = []
     for (target, (rank, sim)), lex in zip(neighbours.items(), lexical, strict=True):
         cocitation, shared = graph_signals(site, source, target)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 from linkpipe.lib.links.anchors import AnchorChoice
@@ -22,9 +22,12 @@ ColumnValue = str | int | float | bool | None
 Record = dict[str, ColumnValue]
 
 
+_CHOICE_FIELDS = tuple(f.name for f in fields(AnchorChoice))
+
+
 def encode_alternatives(choices: Sequence[AnchorChoice]) -> str:
     """The ``anchor_alternatives`` JSON text of further placements, best first."""
-    return json.dumps([asdict(choice) for choice in choices])
+    return json.dumps([{f: getattr(choice, f) for f in _CHOICE_FIELDS} for choice in choices])
 
 
 def decode_alternatives(text: str | None) -> tuple[AnchorChoice, ...]:

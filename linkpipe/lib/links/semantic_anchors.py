@@ -7,30 +7,30 @@ optimization". Every content word of a source gets a vector from the same model 
 of its word vectors, blended with the mean of its sentence; the window closest to the target's
 page vector wins, with a small bonus for words the target's own text uses. Exact mentions of
 the target's title or known anchors still come first.
+
+Cost: a source's words are embedded once (cached) and its windows' vectors are computed once,
+in batch with numpy; a (source, target) pair is one matrix-vector product over the windows and
+a partial sort (a fraction of a millisecond), whatever the size of the site.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from linkpipe.lib.links.anchors import (
     PUNCT_RE,
-    STOP_STEMS,
     AnchorChoice,
     SourceText,
     TargetProfile,
     exact_mentions,
-    overlaps_link,
     sentence_token_ranges,
 )
 from linkpipe.lib.text.lexical import is_generic_anchor
 
 EncodeFn = Callable[[Sequence[str]], np.ndarray]
-WORD_OK_RE = re.compile(r"^[^\W\d_][\w'\-]*$", re.UNICODE)
 EDGE_STOPWORDS = frozenset(
     "often means mean makes make gets get uses use also accordingly usually always never "
     "sometimes really still even only just like much many every each several various "
@@ -40,93 +40,166 @@ SENTENCE_WEIGHT = 0.3  # share of the sentence's meaning in a window's vector
 QUALITY_FLOOR, QUALITY_SPAN = 0.1, 0.3  # similarity mapped to quality 0 and 1
 
 
+Window = tuple[int, int, int, int, int]  # (tok_i, tok_j, paragraph, sent_start, sent_end)
+
+
 @dataclass
 class WindowVectors:
     """Candidate anchor windows of one source and their unit vectors."""
 
-    windows: list[tuple[int, int, int, int, int]]  # (tok_i, tok_j, paragraph, sent_s, sent_e)
+    windows: list[Window]
     matrix: np.ndarray  # (n_windows, dim)
+
+    def __post_init__(self) -> None:
+        self.first = np.array([w[0] for w in self.windows], dtype=np.int64)
+        self.last = np.array([w[1] for w in self.windows], dtype=np.int64)
+        self.generic: dict[int, bool] = {}  # window -> its words are generic, once looked at
+
+
+@dataclass
+class TokenVectors:
+    """Word vectors of many sources: one table of distinct words, each source's tokens as rows
+    of it (row 0: no vector), so memory holds each word once."""
+
+    table: np.ndarray
+    rows: dict[str, np.ndarray]
+
+    def of(self, url: str) -> np.ndarray | None:
+        """One row per token of the source (zero for tokens without a vector), None if unknown."""
+        rows = self.rows.get(url)
+        return None if rows is None else self.table[rows]
 
 
 def content_word(src: SourceText, i: int) -> str | None:
     """The lower-cased surface word of token ``i`` when it can carry meaning, else None."""
-    stem, start, end = src.tokens[i]
-    word = src.text[start:end].lower()
-    if stem in STOP_STEMS or not WORD_OK_RE.match(word) or len(word) < 3:
-        return None
-    return word
+    return src.content_words[i]
 
 
-def edge_word(src: SourceText, i: int, last: bool) -> bool:
-    """Whether token ``i`` may start (or, with ``last``, end) an anchor: a content word that is
+def _edge(word: str | None, last: bool) -> bool:
+    """Whether a token may start (or, with ``last``, end) an anchor: a content word that is
     not a filler verb or adverb ("often", "means"), and no -ly adverb at the end."""
-    word = content_word(src, i)
     if word is None or word in EDGE_STOPWORDS:
         return False
     return not (last and word.endswith("ly") and len(word) > 4)
 
 
-def candidate_windows(src: SourceText, max_words: int = 6) -> list[tuple[int, int, int, int, int]]:
-    """Token windows that may become anchors."""
+def edge_word(src: SourceText, i: int, last: bool) -> bool:
+    """Whether token ``i`` may start (or, with ``last``, end) an anchor (see :func:`_edge`)."""
+    return _edge(content_word(src, i), last)
+
+
+def _link_limits(src: SourceText) -> np.ndarray:
+    """For each token, the first character from which a window starting there would overlap an
+    existing link: the least start of the links that end after the token starts."""
+    starts = np.array([t[1] for t in src.tokens], dtype=np.float64)
+    if not src.link_spans:
+        return np.full(len(starts), np.inf)
+    spans = sorted(src.link_spans, key=lambda span: span[1])
+    ends = np.array([e for _, e in spans], dtype=np.float64)
+    least_start = np.minimum.accumulate(np.array([s for s, _ in spans] + [np.inf])[::-1])[::-1]
+    return least_start[np.searchsorted(ends, starts, side="right")]
+
+
+def candidate_windows(src: SourceText, max_words: int = 6) -> list[Window]:
+    """Token windows that may become anchors: 2 to ``max_words`` words of one linkable
+    sentence, on content words at both edges, never across punctuation or an existing link."""
+    words = src.content_words
+    first = [_edge(w, last=False) for w in words]
+    last = [_edge(w, last=True) for w in words]
+    tokens = src.tokens
+    broken = [False] + [  # punctuation between token j-1 and token j
+        PUNCT_RE.search(src.text, tokens[j - 1][2], tokens[j][1] + 1) is not None
+        for j in range(1, len(tokens))
+    ]
+    limits = _link_limits(src).tolist()
     out = []
     for para, s, e, lo, hi in sentence_token_ranges(src):
         for i in range(lo, hi):
-            if not edge_word(src, i, last=False):
+            if not first[i]:
                 continue
             for j in range(i + 1, min(hi, i + max_words)):
-                if PUNCT_RE.search(src.text, src.tokens[j - 1][2], src.tokens[j][1] + 1):
+                if broken[j] or tokens[j][2] > limits[i]:
                     break
-                if overlaps_link(src, src.tokens[i][1], src.tokens[j][2]):
-                    break
-                if edge_word(src, j, last=True):
+                if last[j]:
                     out.append((i, j + 1, para, s, e))
     return out
 
 
-def encode_sources(sources: dict[str, SourceText], encode: EncodeFn) -> dict[str, WindowVectors]:
-    """Window vectors for many sources, embedding their distinct words in one call."""
-    windows = {u: candidate_windows(s) for u, s in sources.items()}
-    words = sorted(
-        {w for u, s in sources.items() for i in range(len(s.tokens)) if (w := content_word(s, i))}
-    )
-    if not words:
-        return {u: WindowVectors([], np.zeros((0, 1), np.float32)) for u in sources}
-    vecs = dict(zip(words, encode(words), strict=True))
-    dim = len(next(iter(vecs.values())))
-    out = {}
-    for url, src in sources.items():
-        token_vecs = [vecs.get(content_word(src, i) or "") for i in range(len(src.tokens))]
-        sent_means: dict[tuple[int, int], np.ndarray] = {}
-        rows = []
-        for i, j, _, s, e in windows[url]:
-            if (s, e) not in sent_means:
-                sent_means[(s, e)] = _unit(_sum_range(token_vecs, *_token_bounds(src, s, e), dim))
-            mean = _unit(_sum_range(token_vecs, i, j, dim))
-            rows.append(_unit((1 - SENTENCE_WEIGHT) * mean + SENTENCE_WEIGHT * sent_means[(s, e)]))
-        matrix = np.stack(rows).astype(np.float32) if rows else np.zeros((0, dim), np.float32)
-        out[url] = WindowVectors(windows[url], matrix)
-    return out
+def encode_sources(sources: dict[str, SourceText], encode: EncodeFn) -> TokenVectors:
+    """The word vectors of many sources, embedding their distinct words in one call;
+    :func:`window_vectors` makes a source's windows from them."""
+    vocabulary = sorted({w for s in sources.values() for w in s.content_words if w})
+    if not vocabulary:
+        nothing = {u: np.zeros(len(s.tokens), np.int64) for u, s in sources.items()}
+        return TokenVectors(np.zeros((1, 1), np.float32), nothing)
+    vectors = np.asarray(encode(vocabulary), dtype=np.float32)
+    row_of = {w: i + 1 for i, w in enumerate(vocabulary)}  # row 0: no vector
+    table = np.vstack([np.zeros((1, vectors.shape[1]), np.float32), vectors])
+    rows = {
+        url: np.array([row_of.get(w or "", 0) for w in src.content_words], dtype=np.int64)
+        for url, src in sources.items()
+    }
+    return TokenVectors(table, rows)
 
 
-def _token_bounds(src: SourceText, s: int, e: int) -> tuple[int, int]:
-    """The token range of the characters ``s:e``."""
-    idx = [k for k, t in enumerate(src.tokens) if s <= t[1] < e]
-    return (idx[0], idx[-1] + 1) if idx else (0, 0)
+def window_vectors(src: SourceText, token_vecs: np.ndarray) -> WindowVectors:
+    """The unit vector of every candidate window: the mean of its words' vectors blended with
+    the mean of its sentence's (``token_vecs``: one row per token, zero for tokens without a
+    vector), computed for all windows at once."""
+    windows = candidate_windows(src)
+    dim = token_vecs.shape[1]
+    if not windows:
+        return WindowVectors([], np.zeros((0, dim), np.float32))
+    first = np.array([w[0] for w in windows])
+    length = np.array([w[1] - w[0] for w in windows])
+    means = np.empty((len(windows), dim), np.float32)
+    for size in np.unique(length).tolist():  # windows of one length together, word by word
+        group = np.flatnonzero(length == size)
+        total = token_vecs[first[group]]
+        for offset in range(1, size):
+            total += token_vecs[first[group] + offset]
+        means[group] = total
+    number: dict[tuple[int, int], int] = {}
+    sums: list[np.ndarray] = []
+    for _, s, e, lo, hi in sentence_token_ranges(src):
+        if (s, e) not in number:
+            number[(s, e)] = len(sums)
+            sums.append(token_vecs[lo:hi].sum(axis=0, dtype=np.float32))
+    sentences = _unit_rows(np.stack(sums))[[number[(w[3], w[4])] for w in windows]]
+    blend = (1 - SENTENCE_WEIGHT) * _unit_rows(means) + SENTENCE_WEIGHT * sentences
+    return WindowVectors(windows, _unit_rows(blend).astype(np.float32))
 
 
-def _sum_range(token_vecs: list[np.ndarray | None], i: int, j: int, dim: int) -> np.ndarray:
-    """Sum of the vectors of tokens ``i:j`` (tokens without a vector count as zero)."""
-    total = np.zeros(dim, np.float32)
-    for v in token_vecs[i:j]:
-        if v is not None:
-            total += v
-    return total
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (zero rows stay zero)."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit: np.ndarray = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    return unit
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
-    """``v`` scaled to length 1 (zero stays zero)."""
-    n = float(np.linalg.norm(v))
-    return v / n if n > 0 else v
+def _term_hits(src: SourceText, target: TargetProfile, vecs: WindowVectors) -> np.ndarray:
+    """For each window, how many of its words the target's weighted terms contain."""
+    code_of, codes = src.stem_codes
+    is_term = np.zeros(len(code_of) + 1, dtype=np.int64)
+    for term, weight in target.terms.items():
+        if weight > 0 and term in code_of:
+            is_term[code_of[term]] = 1
+    counts = np.concatenate([[0], np.cumsum(is_term[codes])])
+    hits: np.ndarray = (counts[vecs.last] - counts[vecs.first]).astype(np.float32)
+    return hits
+
+
+def _best_first(scores: np.ndarray, head: int = 64) -> Iterator[int]:
+    """Indices of ``scores``, highest first: the best ``head`` sorted at once, the rest sorted
+    only when a caller reads that far."""
+    if len(scores) <= head:
+        yield from np.argsort(-scores).tolist()
+        return
+    top = np.argpartition(-scores, head - 1)[:head]
+    top = top[np.argsort(-scores[top])]
+    yield from top.tolist()
+    rest = np.setdiff1d(np.arange(len(scores)), top)
+    yield from rest[np.argsort(-scores[rest])].tolist()
 
 
 def semantic_windows(
@@ -136,31 +209,31 @@ def semantic_windows(
     target_vec: np.ndarray,
     limit: int = 3,
 ) -> list[AnchorChoice]:
-    """The best windows for ``target``, at most one per sentence, best first."""
+    """The best windows for ``target``, at most one per sentence, best first (windows of
+    generic words never)."""
     if not vecs.windows:
         return []
-    lexical = np.array(
-        [
-            sum(target.terms.get(src.tokens[k][0], 0.0) > 0 for k in range(i, j))
-            for i, j, *_ in vecs.windows
-        ],
-        dtype=np.float32,
-    )
     sims = vecs.matrix @ target_vec
-    scores = sims + 0.02 * np.minimum(lexical, 3)
+    scores = sims + 0.02 * np.minimum(_term_hits(src, target, vecs), 3)
     out: list[AnchorChoice] = []
     used_sentences: set[int] = set()
-    for idx in np.argsort(-scores):
-        i, j, para, s, e = vecs.windows[int(idx)]
+    for idx in _best_first(scores):
+        i, j, para, s, e = vecs.windows[idx]
         if s in used_sentences:
             continue
         start, end = src.tokens[i][1], src.tokens[j - 1][2]
-        text = src.text[start:end]
-        if is_generic_anchor(text):
+        if idx not in vecs.generic:
+            vecs.generic[idx] = is_generic_anchor(src.text[start:end])
+        if vecs.generic[idx]:
             continue
         used_sentences.add(s)
-        quality = round(float(np.clip((sims[idx] - QUALITY_FLOOR) / QUALITY_SPAN, 0, 1)), 4)
-        out.append(AnchorChoice(text, start, end, src.text[s:e], s, para, "semantic", quality))
+        scaled = float((sims[idx] - QUALITY_FLOOR) / QUALITY_SPAN)  # in float32, as the vectors
+        quality = round(min(1.0, max(0.0, scaled)), 4)
+        out.append(
+            AnchorChoice(
+                src.text[start:end], start, end, src.text[s:e], s, para, "semantic", quality
+            )  # fmt: skip
+        )
         if len(out) >= limit:
             break
     return out

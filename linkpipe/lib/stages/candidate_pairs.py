@@ -11,43 +11,32 @@ import numpy as np
 
 from linkpipe.lib import progress
 from linkpipe.lib.links.anchors import SourceText
-from linkpipe.lib.links.candidates import SiteContext, SitePage, build_candidates
+from linkpipe.lib.links.candidates import SiteContext, build_candidates
 from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
 from linkpipe.lib.stages.ann_index import load_ann_index
 from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached, load_crawl_vectors
+from linkpipe.lib.stages.site_models import load_site_models, site_pages
 from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
 from linkpipe.lib.vectors.ann import AnnIndex
 from linkpipe.lib.vectors.embedding import Embedder
 
-MAX_TEXT_CHARS = 20_000  # of each page's main text used for TF-IDF and mention counts
-
-
-SEMANTIC_ANCHOR_MAX_PAGES = 20_000  # above this, lexical anchors (sentence embedding cost)
+SOURCE_BATCH = 256  # sources whose words are embedded (or read from the cache) in one call
 
 
 def load_site_context(db_path: str | Path, crawl_id: str) -> SiteContext:
-    """Pages, vectors and existing links of the crawl, aligned by URL."""
+    """Pages, vectors and existing links of the crawl, aligned by URL, with the site models
+    the ``site_models`` asset stored (never refitted here)."""
+    models = load_site_models(db_path, crawl_id)
     urls, matrix = load_crawl_vectors(db_path, crawl_id)
     row_of = {u: i for i, u in enumerate(urls)}
+    pages = [p for p in site_pages(db_path, crawl_id) if p.url in row_of]
     with open_db(db_path) as con:
-        summaries = fetch_dicts(con, "read/select_site_pages_for_candidates", [crawl_id])
         content, nav, known = load_existing_links(con, crawl_id)
-    pages = [
-        SitePage(
-            s["url"],
-            s["title"] or "",
-            s["h1"] or "",
-            s["slug_words"] or "",
-            (s["main_text"] or "")[:MAX_TEXT_CHARS],
-        )
-        for s in summaries
-        if s["url"] in row_of
-    ]
     vectors = matrix[[row_of[p.url] for p in pages]] if pages else np.zeros((0, 1), np.float32)
-    return SiteContext(pages, vectors, content, nav, known)
+    return SiteContext(pages, vectors, content, nav, known, models)
 
 
 def _source_texts(
@@ -70,35 +59,29 @@ def _source_texts(
 
 
 def materialize_candidate_pairs(
-    db_path: str | Path,
-    crawl_id: str,
-    shard: int,
-    model: str,
-    k: int = 20,
-    semantic_anchor_max_pages: int = SEMANTIC_ANCHOR_MAX_PAGES,
+    db_path: str | Path, crawl_id: str, shard: int, model: str, k: int = 20
 ) -> StageResult:
-    """Semantic and lexical candidates for the shard's source pages, with anchors.
+    """Semantic, lexical and named candidates for the shard's source pages, with anchors placed
+    semantically (sentence and word vectors, cached), whatever the site's size.
 
-    Anchors are placed semantically (sentence and word vectors, cached) on sites of up to
-    ``semantic_anchor_max_pages`` indexable pages, lexically above that.
-    """
+    Reads the crawl's site models (``site_models`` asset), embeddings, ANN index and existing
+    links, and the shard's own main texts, sentences and link spans."""
     site = load_site_context(db_path, crawl_id)
     ann = load_ann_index(db_path, crawl_id)
     with open_db(db_path) as con:
         texts = _source_texts(con, crawl_id, shard)
-    semantic = len(site.pages) <= semantic_anchor_max_pages
-    encode = anchor_encoder(db_path, cached_embedder(model), shard) if semantic and texts else None
+    encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
     rows = shard_candidates(site, ann, texts, shard, encode, k)
     with open_db(db_path) as con:
         written = write_partition(con, crawl_id, {"candidate_pairs": records(rows)}, shard=shard)
-    closest = sorted(rows, key=lambda r: -r.semantic_sim)
+    closest = sorted(rows, key=lambda r: -r.semantic_sim)[:5]
     return StageResult(
         written,
         preview(
             records(closest),
             ["source_url", "target_url", "semantic_sim", "anchor_text"],
         ),
-        {"anchor_mode": "semantic" if semantic else "lexical"},
+        {"anchor_mode": "semantic", "sources": len(texts)},
     )
 
 
@@ -119,13 +102,14 @@ def shard_candidates(
     encode: EncodeFn | None,
     k: int,
 ) -> list[CandidatePair]:
-    """Candidates of every source of the shard, 64 sources at a time; anchors are placed
-    semantically with ``encode``, lexically without."""
+    """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time (their words
+    embedded in one call); anchors are placed semantically with ``encode``, lexically without."""
     sources = sorted(texts)
     rows: list[CandidatePair] = []
-    for i in range(0, len(sources), 64):
-        batch = sources[i : i + 64]
+    for i in range(0, len(sources), SOURCE_BATCH):
+        batch = sources[i : i + SOURCE_BATCH]
         vectors = encode_sources({u: texts[u] for u in batch}, encode) if encode else None
-        rows += build_candidates(site, batch, texts, ann, k=k, sentence_vectors=vectors)
-        progress.report(f"candidates shard {shard}", min(i + 64, len(sources)), len(sources))
+        rows += build_candidates(site, batch, texts, ann, k=k, word_vectors=vectors)
+        done = min(i + SOURCE_BATCH, len(sources))
+        progress.report(f"candidates shard {shard}", done, len(sources))
     return rows

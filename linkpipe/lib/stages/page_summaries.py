@@ -1,4 +1,17 @@
-"""page_summaries for one shard: main content, sentences with offsets, compact summaries."""
+"""page_summaries for one shard: main content, sentences with offsets, compact summaries.
+
+Incremental by content: a page keeps its rows of the previous crawl (the latest earlier crawl of
+the same start URL with page_summaries rows in the shard), copied by SQL in the partition's
+write transaction, when its reuse key is unchanged. A row is a function of the page's URL, its
+HTML, its crawled title, H1 and meta description, and of the site's title affixes only through
+the cleaned title, so the reuse key is:
+
+    url, content_hash (sha1 of the stored HTML), whether HTML is stored, crawled title, H1,
+    meta description, and clean_title(crawled title, this crawl's site_title_affixes)
+
+(the last compared with the previous row's stored ``title``). With the key equal, recomputing
+gives byte-identical rows of all three tables, so reuse changes cost, never results.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
+
+import duckdb
 
 from linkpipe.lib import progress
 from linkpipe.lib.content.extraction import extract_main_content
@@ -17,7 +32,7 @@ from linkpipe.lib.content.summaries import (
 )
 from linkpipe.lib.hashing import text_hash
 from linkpipe.lib.stages.common import StageResult, decompress_html, preview
-from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
+from linkpipe.lib.storage import CopiedRows, fetch_dicts, open_db, write_partition
 from linkpipe.lib.urls import normalize_url
 
 
@@ -67,17 +82,31 @@ class ShardText:
     text_links: list[TextLinkRow] = field(default_factory=list)
 
 
+SUMMARY_TABLES = ("page_summaries", "page_sentences", "page_text_links")
+
+
+@dataclass
+class ReusePlan:
+    """The shard's pages split by the reuse key: rows to copy from ``previous``, pages to
+    extract (rows of ``read/select_pages_for_summary_reuse`` with their ``html_z``)."""
+
+    previous: str | None
+    affixes: set[str] = field(default_factory=set)  # this crawl's site_title_affixes
+    reused: list[str] = field(default_factory=list)  # URLs whose rows are copied
+    reused_failures: int = 0  # of them, pages whose copied row has an extraction error
+    recompute: list[dict[str, Any]] = field(default_factory=list)
+
+
 def materialize_page_summaries(db_path: str | Path, crawl_id: str, shard: int) -> StageResult:
-    """Extract and summarise the shard's indexable pages."""
+    """Extract and summarise the shard's indexable pages whose reuse key changed; copy the
+    rows of the others from the previous crawl."""
     with open_db(db_path) as con:
-        pages = fetch_dicts(con, "read/select_pages_for_summaries", [crawl_id, shard])
-        affixes = site_title_affixes(
-            [r["title"] for r in fetch_dicts(con, "read/select_crawl_titles", [crawl_id])]
-        )
+        plan = plan_reuse(con, crawl_id, shard)
     text = ShardText()
-    for n, page in enumerate(pages, start=1):
-        add_page_text(text, page, affixes)
-        progress.report(f"summaries shard {shard}", n, len(pages))
+    for n, page in enumerate(plan.recompute, start=1):
+        add_page_text(text, page, plan.affixes)
+        progress.report(f"summaries shard {shard}", n, len(plan.recompute))
+    copied = {t: CopiedRows(plan.previous, plan.reused) for t in SUMMARY_TABLES if plan.previous}
     with open_db(db_path) as con:
         written = write_partition(
             con,
@@ -88,17 +117,50 @@ def materialize_page_summaries(db_path: str | Path, crawl_id: str, shard: int) -
                 "page_text_links": text.text_links,
             },
             shard=shard,
+            copied=copied,
         )
-    failed = sum(1 for s in text.summaries if s["extraction_error"])
+    failed = sum(1 for s in text.summaries if s["extraction_error"]) + plan.reused_failures
     return StageResult(
         written,
         preview(text.summaries, ["url", "word_count", "summary"]),
-        {"extraction_failures": failed},
+        {
+            "extraction_failures": failed,
+            "reused_pages": len(plan.reused),
+            "recomputed_pages": len(text.summaries),
+            "reused_from": plan.previous,
+        },
     )
 
 
+def plan_reuse(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) -> ReusePlan:
+    """Which pages of the shard keep the previous crawl's rows (see the module docstring)."""
+    found = fetch_dicts(con, "read/select_previous_summaries_crawl", [crawl_id, shard])
+    plan = ReusePlan(found[0]["crawl_id"] if found else None)
+    pages = fetch_dicts(
+        con, "read/select_pages_for_summary_reuse", [plan.previous, shard, crawl_id, shard]
+    )
+    titles = fetch_dicts(con, "read/select_crawl_titles", [crawl_id])
+    plan.affixes = affixes = site_title_affixes([r["title"] for r in titles])
+    withheld: list[dict[str, Any]] = []  # a reusable row, but the cleaned title changed
+    for page in pages:
+        if not page["reusable"]:
+            plan.recompute.append(page)
+        elif clean_title(page["title"] or "", affixes) == page["previous_title"]:
+            plan.reused.append(page["url"])
+            plan.reused_failures += bool(page["previous_extraction_error"])
+        else:
+            withheld.append(page)
+    if withheld:
+        html = fetch_dicts(con, "read/select_pages_html", [crawl_id, [p["url"] for p in withheld]])
+        by_url = {r["url"]: r["html_z"] for r in html}
+        for page in withheld:
+            page["html_z"] = by_url.get(page["url"])
+        plan.recompute = sorted([*plan.recompute, *withheld], key=lambda p: str(p["url"]))
+    return plan
+
+
 def add_page_text(text: ShardText, page: Mapping[str, Any], affixes: set[str]) -> None:
-    """Extract one page (a row of ``read/select_pages_for_summaries``) into ``text``."""
+    """Extract one page (a row of ``read/select_pages_for_summary_reuse``) into ``text``."""
     url: str = page["url"]
     content = extract_main_content(decompress_html(page["html_z"]), url)
     title = clean_title(page["title"] or "", affixes)

@@ -1,13 +1,10 @@
-"""Lexical evidence: tokens, light stemming, TF-IDF similarity and phrase lookup tables."""
+"""Lexical evidence: tokens, light stemming, phrase keys and generic anchors (TF-IDF is in
+:mod:`linkpipe.lib.text.tfidf`)."""
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Sequence
-
-import numpy as np
-from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from linkpipe.lib.text.stopwords import STOPWORDS
 
@@ -19,8 +16,11 @@ GENERIC_ANCHORS = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def stem(word: str) -> str:
-    """A light English stem: plural, -ing, -ed and final -e removed ("updating" = "update")."""
+    """A light English stem: plural, -ing, -ed and final -e removed ("updating" = "update").
+
+    Cached: a site's words are Zipf-distributed, so most calls are repeats."""
     w = word.lower().strip("'-")
     if len(w) > 4 and w.endswith("ies"):
         w = w[:-3] + "y"
@@ -55,42 +55,3 @@ def is_generic_anchor(text: str) -> bool:
     """True for anchors that say nothing about the target ("click here", "read more", ...)."""
     norm = " ".join(text.lower().split()).strip(" .,:;!?")
     return norm in GENERIC_ANCHORS or not any(stem(w) not in STOPWORDS for w in norm.split())
-
-
-def _analyzer(text: str) -> list[str]:
-    return [stem(m.group()) for m in TOKEN_RE.finditer(text) if m.group().lower() not in STOPWORDS]
-
-
-def fit_tfidf(texts: Sequence[str]) -> tuple[TfidfVectorizer, sparse.csr_matrix]:
-    """TF-IDF model over the site's page texts and the row-normalised document matrix."""
-    vectorizer = TfidfVectorizer(analyzer=_analyzer, sublinear_tf=True, min_df=1, max_df=0.5)
-    try:
-        matrix = vectorizer.fit_transform(texts)
-    except ValueError:  # every term pruned (tiny sites): keep all terms
-        vectorizer = TfidfVectorizer(analyzer=_analyzer, sublinear_tf=True)
-        matrix = vectorizer.fit_transform(texts)
-    return vectorizer, matrix.tocsr()
-
-
-def pair_cosines(matrix: sparse.csr_matrix, pairs: Iterable[tuple[int, int]]) -> np.ndarray:
-    """Cosine similarity of TF-IDF rows for each (i, j) pair."""
-    pairs = list(pairs)
-    if not pairs:
-        return np.zeros(0)
-    a = matrix[[i for i, _ in pairs]]
-    b = matrix[[j for _, j in pairs]]
-    return np.asarray(a.multiply(b).sum(axis=1)).ravel()
-
-
-def top_terms(
-    vectorizer: TfidfVectorizer, row: sparse.csr_matrix, limit: int = 30
-) -> dict[str, float]:
-    """The ``limit`` highest-weighted stems of one TF-IDF row, weights scaled to max 1."""
-    names = vectorizer.get_feature_names_out()
-    coo = row.tocoo()
-    pairs = [(v, c) for v, c in zip(coo.data, coo.col, strict=True) if not names[c][0].isdigit()]
-    best = sorted(pairs, reverse=True)[:limit]
-    if not best:
-        return {}
-    top = best[0][0]
-    return {str(names[c]): float(v / top) for v, c in best}

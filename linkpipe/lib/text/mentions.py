@@ -19,6 +19,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import polars as pl
+
 from linkpipe.lib.text.lexical import phrase_key
 
 Key = tuple[str, ...]
@@ -62,6 +64,18 @@ class MentionIndex:
         once (a generator keeps one page in memory at a time)."""
         self.config = config or MentionConfig()
         self.targets: dict[Key, dict[str, tuple[str, str]]] = defaultdict(dict)
+        self.lengths: dict[str, set[int]] = defaultdict(set)  # first stem -> key lengths
+        self.mentioned_by: dict[Key, int] = defaultdict(int)
+        self.linked_by: dict[tuple[Key, str], int] = defaultdict(int)
+        self.self_mentions: set[tuple[Key, str]] = set()
+        self._add_names(names, stop_stems)
+        for url, stems in texts:
+            self.count_page(url, stems, content_links.get(url, set()))
+
+    def _add_names(
+        self, names: dict[str, Sequence[tuple[str, str]]], stop_stems: frozenset[str]
+    ) -> None:
+        """Index every usable name; a name of more than ``max_targets`` pages is dropped."""
         for url, phrases in names.items():
             for phrase, kind in phrases:
                 key = phrase_key(phrase)
@@ -72,21 +86,57 @@ class MentionIndex:
                 self.targets[key].setdefault(url, (phrase, kind))
         for key in [k for k, t in self.targets.items() if len(t) > self.config.max_targets]:
             del self.targets[key]  # "Overview", "Introduction": a name of many pages names none
-        self.lengths: dict[str, set[int]] = defaultdict(set)  # first stem -> key lengths
         for key in self.targets:
             self.lengths[key[0]].add(len(key))
-        self.mentioned_by: dict[Key, int] = defaultdict(int)
-        self.linked_by: dict[tuple[Key, str], int] = defaultdict(int)
-        self.self_mentions: set[tuple[Key, str]] = set()
-        for url, stems in texts:
-            linked = content_links.get(url, set())
-            for key in self.keys_in(stems):
-                self.mentioned_by[key] += 1
-                named = self.targets[key]
-                if url in named:
-                    self.self_mentions.add((key, url))
-                for target in named.keys() & linked:
-                    self.linked_by[(key, target)] += 1
+
+    def count_page(self, url: str, stems: Sequence[str], linked: set[str]) -> None:
+        """Count the names one page's main text mentions, and which of them it links."""
+        for key in self.keys_in(stems):
+            self.mentioned_by[key] += 1
+            named = self.targets[key]
+            if url in named:
+                self.self_mentions.add((key, url))
+            for target in named.keys() & linked:
+                self.linked_by[(key, target)] += 1
+
+    @classmethod
+    def from_frame(cls, frame: pl.DataFrame, config: MentionConfig | None = None) -> MentionIndex:
+        """The index stored by :meth:`frame` (``site_names`` rows), without recounting."""
+        index = cls({}, (), {}, config=config)
+        columns = ("name_key", "target_url", "phrase", "kind", "mentioned_by", "linked_by")
+        for name, url, phrase, kind, mentioned, linked, is_self in frame.select(
+            *columns, "self_mention"
+        ).iter_rows():
+            key = tuple(name.split(" "))
+            index.targets[key][url] = (phrase, kind)
+            index.lengths[key[0]].add(len(key))
+            if mentioned:
+                index.mentioned_by[key] = mentioned
+            if linked:
+                index.linked_by[(key, url)] = linked
+            if is_self:
+                index.self_mentions.add((key, url))
+        return index
+
+    def frame(self) -> pl.DataFrame:
+        """One row per (name, target): the ``site_names`` columns (name key: its stems joined
+        by spaces; mentioned_by counts every page whose main text has the name)."""
+        rows = [
+            (" ".join(key), url, phrase, kind, self.mentioned_by.get(key, 0),
+             self.linked_by.get((key, url), 0), (key, url) in self.self_mentions)
+            for key, named in self.targets.items()
+            for url, (phrase, kind) in named.items()
+        ]  # fmt: skip
+        schema = {
+            "name_key": pl.String,
+            "target_url": pl.String,
+            "phrase": pl.String,
+            "kind": pl.String,
+            "mentioned_by": pl.Int32,
+            "linked_by": pl.Int32,
+            "self_mention": pl.Boolean,
+        }
+        return pl.DataFrame(rows, schema=schema, orient="row")
 
     def keys_in(self, stems: Sequence[str]) -> set[Key]:
         """Every indexed name key that occurs in a stem sequence."""

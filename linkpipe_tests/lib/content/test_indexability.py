@@ -1,6 +1,17 @@
 """Exclusion rules, each with its reason."""
 
-from linkpipe.lib.content.indexability import IndexabilityRules, classify_pages, simhash
+import hashlib
+import random
+from collections import Counter
+from pathlib import Path
+
+from linkpipe.lib.content import indexability
+from linkpipe.lib.content.indexability import (
+    WORD_RE,
+    IndexabilityRules,
+    classify_pages,
+    simhash,
+)
 
 BODY = "<html><body><main><p>{}</p></main></body></html>"
 TEXT = " ".join(f"word{i} topic{i % 7} sentence" for i in range(40))
@@ -98,3 +109,56 @@ def test_listing_by_link_share_and_canonical_param_variants():
     assert rows["http://s.test/blog/"]["page_type"] == "listing"
     assert rows["http://s.test/guides/?sort=newest"]["reason"] == "parameter_duplicate"
     assert rows["http://s.test/search/?q=seo"]["reason"] == "utility"
+
+
+def reference_simhash(text: str, shingle: int = 3) -> int:
+    """The pure-Python SimHash linkpipe used before it was vectorised (bit by bit)."""
+    words = [w.lower() for w in WORD_RE.findall(text)]
+    if not words:
+        return 0
+    weights = [0] * 64
+    grams = max(1, len(words) - shingle + 1)
+    for i in range(grams):
+        gram = " ".join(words[i : i + shingle])
+        h = int.from_bytes(hashlib.blake2b(gram.encode(), digest_size=8).digest(), "big")
+        for bit in range(64):
+            weights[bit] += 1 if (h >> bit) & 1 else -1
+    return sum(1 << bit for bit in range(64) if weights[bit] > 0)
+
+
+def test_vectorised_simhash_gives_the_reference_fingerprints():
+    rng = random.Random(7)
+    vocabulary = [f"w{i}" for i in range(40)] + ["Ärger", "naïve", "日本語", "x_y", "42"]
+    texts = ["", "   ", "one", "one two", "One two three", "a b c d", TEXT, TEXT + " extra"]
+    texts += [" ".join(rng.choice(vocabulary) for _ in range(n)) for n in range(1, 60)]
+    texts += [" ".join(rng.choice(vocabulary[:3]) for _ in range(n)) for n in (2, 4, 6, 8, 500)]
+    for text in texts:
+        assert simhash(text) == reference_simhash(text), text
+    assert simhash(TEXT) != 0
+
+
+def demo_pages() -> list[dict]:
+    """Every page of the bundled demo site as a crawled 200 page."""
+    root = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
+    pages = []
+    for path in sorted(root.rglob("*.html")):
+        url = "http://demo.test/" + str(path.parent.relative_to(root)).strip(".") + "/"
+        pages.append(page(url.replace("//", "/").replace(":/", "://"), html=path.read_text()))
+    return pages
+
+
+def test_classifications_are_those_of_the_reference_simhash(monkeypatch):
+    pages = demo_pages()
+    # Near and exact twins of real pages, a few words apart, so the SimHash rule has work.
+    for n, twin in enumerate(pages[5:25:4]):
+        extra = " ".join(f"added{k}" for k in range(n))
+        html = twin["html"].replace("</main>", f"<p>{extra}</p></main>")
+        pages.append(page(twin["url"] + f"copy{n}/", html=html, depth=4))
+    rules = IndexabilityRules(min_words=30)
+    got = classify_pages([dict(p) for p in pages], rules)
+    monkeypatch.setattr(
+        indexability, "simhash_of_words", lambda words: reference_simhash(" ".join(words))
+    )
+    assert got == classify_pages([dict(p) for p in pages], rules)
+    reasons = Counter(r["reason"] for r in got)
+    assert reasons["near_duplicate"] + reasons["duplicate"] >= 4 and reasons[None] > 40

@@ -107,3 +107,27 @@ def test_equal_evidence_picks_the_longest_name_on_every_run() -> None:
     found = index.mentions_in(phrase_key("a content pruning approach works"))
     assert found["/p"].phrase == "Content pruning approach"
     assert found["/p"].probability == pytest.approx(0.4)
+
+
+def test_stored_counts_give_the_same_evidence_without_recounting(index: MentionIndex) -> None:
+    frame = index.frame()
+    rows = {(r["name_key"], r["target_url"]): r for r in frame.to_dicts()}
+    assert rows[("gdal", "/gdal")] == {
+        "name_key": "gdal",
+        "target_url": "/gdal",
+        "phrase": "GDAL",
+        "kind": "title",
+        "mentioned_by": 4,  # r1, r2, r3 and /gdal itself
+        "linked_by": 2,
+        "self_mention": True,
+    }
+    assert rows[("revers", "/urls")]["linked_by"] == 1
+    dispatcher = rows[("url dispatcher", "/urls")]
+    assert (dispatcher["mentioned_by"], dispatcher["linked_by"]) == (2, 1)
+    assert ("about", "/about") not in rows  # a stopword names nothing
+    stored = MentionIndex.from_frame(frame)
+    for key, target in [(("gdal",), "/gdal"), (phrase_key("reverse"), "/urls")]:
+        assert stored.probability(key, target) == index.probability(key, target)
+    for url, text in TEXTS.items():
+        stems = phrase_key(text)
+        assert stored.mentions_in(stems, exclude={url}) == index.mentions_in(stems, exclude={url})

@@ -1,0 +1,115 @@
+"""Two ways to run linkpipe's asset graph for one crawl under a Meter; used by bench_pipeline.py
+(not a script of its own).
+
+* ``graph``: ``linkpipe.defs.runner.run_graph`` (Dagster, as `linkpipe run` does), usage
+  attributed to its steps through the ``on_step`` callback;
+* ``direct``: each asset's ``linkpipe.lib.stages.<asset>.materialize_<asset>`` called in
+  dependency order (every shard of a page-level asset in turn), usage per asset. The assets and
+  their order come from ``linkpipe.defs.assets.ALL_ASSETS``, so assets added there are measured
+  without changing this file; arguments are passed by parameter name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench_meter import Meter
+
+
+@dataclass(frozen=True)
+class DirectStage:
+    """One asset as a plain function call."""
+
+    name: str
+    page_level: bool  # partitioned by crawl x shard
+    func: Callable[..., Any]
+
+
+def _publish(db_path: str | Path, crawl_id: str) -> None:
+    from linkpipe.lib.storage import publish_copy
+
+    publish_copy(db_path)
+
+
+def _stage_function(name: str) -> Callable[..., Any]:
+    """``materialize_<name>`` of ``linkpipe.lib.stages.<name>`` (the snapshot: publish_copy)."""
+    try:
+        module = importlib.import_module(f"linkpipe.lib.stages.{name}")
+        func: Callable[..., Any] = getattr(module, f"materialize_{name}")
+        return func
+    except (ModuleNotFoundError, AttributeError):
+        if name == "published_snapshot":
+            return _publish
+        raise SystemExit(f"no stage function for asset {name!r} in linkpipe.lib.stages") from None
+
+
+def direct_stages() -> list[DirectStage]:
+    """Every asset of the graph, upstream first (a stable topological order of ALL_ASSETS)."""
+    import dagster as dg
+
+    from linkpipe.defs.assets import ALL_ASSETS
+
+    pending = list(ALL_ASSETS)
+    done: set[Any] = set()
+    ordered: list[DirectStage] = []
+    while pending:
+        ready = next(a for a in pending if a.dependency_keys <= done | {a.key})
+        pending.remove(ready)
+        done.add(ready.key)
+        name = ready.key.path[-1]
+        page_level = isinstance(ready.partitions_def, dg.MultiPartitionsDefinition)
+        ordered.append(DirectStage(name, page_level, _stage_function(name)))
+    return ordered
+
+
+def _call(func: Callable[..., Any], values: dict[str, Any]) -> Any:
+    """Call ``func`` with the values its parameters name; a required unknown one is an error."""
+    kwargs = {}
+    for param in inspect.signature(func).parameters.values():
+        if param.name in values:
+            kwargs[param.name] = values[param.name]
+        elif param.default is inspect.Parameter.empty:
+            raise SystemExit(f"{func.__qualname__} needs {param.name!r}, which the bench lacks")
+    return func(**kwargs)
+
+
+def _rows_of(result: Any) -> dict[str, int]:
+    rows = getattr(result, "rows", None)
+    return {str(k): int(v) for k, v in rows.items()} if isinstance(rows, dict) else {}
+
+
+def run_direct(db: Path, crawl_id: str, model: str, meter: Meter) -> None:
+    """Every stage function in order, each measured (all shards of a page-level one together)."""
+    from linkpipe.lib.hashing import DEFAULT_SHARDS
+
+    values: dict[str, Any] = {
+        "db_path": db,
+        "crawl_id": crawl_id,
+        "model": model,
+        "n_shards": DEFAULT_SHARDS,
+    }
+    for stage in direct_stages():
+        with meter.measure(stage.name) as measured:
+            for shard in range(DEFAULT_SHARDS) if stage.page_level else [None]:
+                rows = _rows_of(_call(stage.func, {**values, "shard": shard}))
+                for table, n in rows.items():
+                    measured.rows[table] = measured.rows.get(table, 0) + n
+
+
+def run_dagster(db: Path, crawl_id: str, model: str, meter: Meter) -> None:
+    """``run_graph`` as the CLI runs it; usage between ``on_step`` callbacks goes to the step."""
+    from linkpipe.defs.runner import run_graph
+
+    run_graph(db, crawl_id, model, on_step=meter.switch)
+    meter.stop()
+
+
+RUNNERS: dict[str, Callable[[Path, str, str, Meter], None]] = {
+    "direct": run_direct,
+    "graph": run_dagster,
+}

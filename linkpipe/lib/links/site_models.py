@@ -1,0 +1,118 @@
+"""The site-wide models every candidate shard needs, built once per crawl.
+
+* TF-IDF (:mod:`linkpipe.lib.text.tfidf`): vocabulary with document frequency and IDF, each
+  page's weighted terms; the lexical index over them (:mod:`linkpipe.lib.text.lexical_index`).
+* The name dictionary with link-probability counts (:mod:`linkpipe.lib.text.mentions`): each
+  page's names (title, H1, anchors other pages use for it), how many pages mention each name and
+  how many of those link its page.
+
+Both come from one pass over every page's text, tokenised once. :func:`model_tables` and
+:func:`models_from_tables` are the mapping to the ``site_terms``, ``site_page_terms`` and
+``site_names`` tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import polars as pl
+
+from linkpipe.lib.links.anchors import STOP_STEMS, target_phrases
+from linkpipe.lib.text.lexical import TOKEN_RE, stem
+from linkpipe.lib.text.lexical_index import IndexSettings, LexicalIndex
+from linkpipe.lib.text.mentions import MentionIndex
+from linkpipe.lib.text.stopwords import STOPWORDS
+from linkpipe.lib.text.tfidf import TfidfModel, analyse, fit_model, model_frames, model_from_frames
+
+MAX_KNOWN_ANCHORS = 50  # per target, most used first
+MAX_TEXT_CHARS = 20_000  # of each page's main text used for TF-IDF and mention counts
+
+
+@dataclass
+class SitePage:
+    """What candidate generation knows of one indexable page."""
+
+    url: str
+    title: str
+    h1: str
+    slug: str
+    main_text: str = ""  # where mentions of other pages are counted (only to build the models)
+
+    @property
+    def text(self) -> str:
+        """Title, H1 and main text: what TF-IDF compares."""
+        return " ".join(filter(None, [self.title, self.h1, self.main_text]))
+
+
+@dataclass
+class SiteModels:
+    """TF-IDF model, lexical index and name dictionary of one crawl."""
+
+    tfidf: TfidfModel
+    mentions: MentionIndex
+    index: LexicalIndex
+
+
+def page_names(page: SitePage, known_anchors: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """The phrases that name a page: title, H1 and the anchors other pages use for it."""
+    anchors = known_anchors.get(page.url, [])[:MAX_KNOWN_ANCHORS]
+    return target_phrases(page.title, page.h1, "", anchors)
+
+
+def _page_stems(page: SitePage) -> tuple[list[str], list[str]]:
+    """(what TF-IDF counts in title, H1 and main text; every stem of the main text), from one
+    tokenisation of the main text."""
+    words = [m.group() for m in TOKEN_RE.finditer(page.main_text)]
+    stems = [stem(w) for w in words]
+    counted = analyse(page.title) + analyse(page.h1)
+    counted += [s for w, s in zip(words, stems, strict=True) if w.lower() not in STOPWORDS]
+    return counted, stems
+
+
+def build_site_models(
+    pages: list[SitePage],
+    texts: Iterable[SitePage],
+    content_links: dict[str, set[str]],
+    known_anchors: dict[str, list[str]],
+    settings: IndexSettings | None = None,
+) -> SiteModels:
+    """Models over ``texts`` (the pages with their main text, read once: a generator keeps one
+    page in memory at a time); ``pages`` (main text not needed) give every page's names."""
+    mentions = MentionIndex(
+        {p.url: page_names(p, known_anchors) for p in pages}, (), {}, STOP_STEMS
+    )
+
+    def documents() -> Iterator[tuple[str, list[str]]]:
+        for page in texts:
+            page = _capped(page)
+            counted, stems = _page_stems(page)
+            mentions.count_page(page.url, stems, content_links.get(page.url, set()))
+            yield page.url, counted
+
+    tfidf = fit_model(documents())
+    return SiteModels(tfidf, mentions, LexicalIndex(tfidf.matrix, settings))
+
+
+def _capped(page: SitePage) -> SitePage:
+    if len(page.main_text) <= MAX_TEXT_CHARS:
+        return page
+    return SitePage(page.url, page.title, page.h1, page.slug, page.main_text[:MAX_TEXT_CHARS])
+
+
+def model_tables(models: SiteModels) -> dict[str, pl.DataFrame]:
+    """The rows of ``site_terms``, ``site_page_terms`` and ``site_names``."""
+    terms, rows = model_frames(models.tfidf)
+    return {"site_terms": terms, "site_page_terms": rows, "site_names": models.mentions.frame()}
+
+
+def models_from_tables(
+    terms: pl.DataFrame,
+    page_terms: pl.DataFrame,
+    names: pl.DataFrame,
+    settings: IndexSettings | None = None,
+) -> SiteModels:
+    """The models stored by :func:`model_tables`, ready to use (the index is rebuilt from the
+    stored rows: a sort, no refit)."""
+    tfidf = model_from_frames(terms, page_terms)
+    return SiteModels(tfidf, MentionIndex.from_frame(names), LexicalIndex(tfidf.matrix, settings))

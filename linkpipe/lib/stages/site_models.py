@@ -1,0 +1,128 @@
+"""site_models for one crawl: TF-IDF and the name dictionary, built once, read by every shard.
+
+Reads ``page_summaries`` (every shard: titles, H1s, main texts) and ``link_edges`` (the
+``link_graph`` asset: content links and the anchors pages use for each other); writes
+``site_models``, ``site_terms``, ``site_page_terms`` and ``site_names``. Candidate shards
+(:mod:`linkpipe.lib.stages.candidate_pairs`) read them with :func:`load_site_models` and never
+refit or recount.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+
+from linkpipe.lib import progress
+from linkpipe.lib.links.site_models import (
+    SiteModels,
+    SitePage,
+    build_site_models,
+    model_tables,
+    models_from_tables,
+)
+from linkpipe.lib.stages.common import StageResult, preview
+from linkpipe.lib.stages.link_graph import load_existing_links
+from linkpipe.lib.storage import fetch_dicts, fetch_frame, open_db, write_partition
+from linkpipe.lib.text.lexical_index import IndexSettings, sample_rows, tune_index
+
+RECALL_K = 10  # lexical neighbours compared with the exact top-k
+RECALL_QUERIES = 500  # pages sampled to measure it
+RECALL_TARGET = 0.95  # the index is widened until it finds this share of the exact top-k
+TEXT_BATCH = 2_000  # pages read at a time (the database is not held while models are built)
+
+
+class SiteModelsMissing(RuntimeError):
+    """A shard needs the crawl's site models and they were not materialized."""
+
+
+def _pages(frame: pl.DataFrame) -> Iterator[SitePage]:
+    """The pages of a ``url, title, h1, slug_words[, main_text]`` frame."""
+    if "main_text" not in frame.columns:
+        frame = frame.with_columns(pl.lit("").alias("main_text"))
+    columns = frame.select("url", "title", "h1", "slug_words", "main_text").fill_null("")
+    for url, title, h1, slug, main_text in columns.iter_rows():
+        yield SitePage(url, title, h1, slug, main_text)
+
+
+def site_pages(db_path: str | Path, crawl_id: str) -> list[SitePage]:
+    """Every summarised page of the crawl, in URL order, without its main text."""
+    with open_db(db_path) as con:
+        return list(_pages(fetch_frame(con, "read/select_site_page_names", [crawl_id])))
+
+
+def _texts(db_path: str | Path, crawl_id: str, total: int) -> Iterator[SitePage]:
+    """Every summarised page with its main text, in URL order, read ``TEXT_BATCH`` at a time
+    (the database is held only while a batch is read)."""
+    after, done = "", 0
+    while True:
+        with open_db(db_path) as con:
+            batch = fetch_frame(
+                con, "read/select_site_texts_for_models", [crawl_id, after, TEXT_BATCH]
+            )
+        yield from _pages(batch)
+        if batch.height < TEXT_BATCH:
+            return
+        after, done = batch["url"][-1], done + batch.height
+        progress.report("site models", done, total)
+
+
+def materialize_site_models(
+    db_path: str | Path, crawl_id: str, settings: IndexSettings | None = None
+) -> StageResult:
+    """Fit TF-IDF and count the names of every page of the crawl, once; measure the lexical
+    index's recall against exact search on a sample (widening the index while it is below
+    ``RECALL_TARGET``); write the four ``site_*`` tables. ``settings``: the index to start
+    from (default :class:`IndexSettings`)."""
+    started = time.perf_counter()
+    pages = site_pages(db_path, crawl_id)
+    with open_db(db_path) as con:
+        links = load_existing_links(con, crawl_id)
+    texts = _texts(db_path, crawl_id, len(pages))
+    models = build_site_models(pages, texts, links.content, links.anchors, settings)
+    sample = sample_rows(len(models.tfidf.urls), RECALL_QUERIES)
+    models.index, recall = tune_index(models.index, sample, RECALL_K, RECALL_TARGET)
+    tables: dict[str, pl.DataFrame] = model_tables(models)
+    index = models.index.settings
+    summary = {
+        "n_pages": len(models.tfidf.urls),
+        "n_terms": len(models.tfidf.terms),
+        "n_names": tables["site_names"].height,
+        "posting_cap": index.posting_cap,
+        "rerank": index.rerank,
+        "query_terms": index.query_terms,
+        "lexical_recall_at_k": round(recall, 6),
+        "recall_k": RECALL_K,
+        "recall_queries": len(sample),
+        "build_seconds": round(time.perf_counter() - started, 3),
+    }
+    with open_db(db_path) as con:
+        written = write_partition(con, crawl_id, {**tables, "site_models": [summary]})
+    progress.report("site models", len(pages), len(pages))
+    return StageResult(
+        written,
+        preview(
+            tables["site_names"].sort("mentioned_by", descending=True),
+            ["phrase", "target_url", "mentioned_by", "linked_by"],
+        ),  # fmt: skip
+        summary,
+    )
+
+
+def load_site_models(db_path: str | Path, crawl_id: str) -> SiteModels:
+    """The crawl's stored site models with its lexical index (rebuilt from the stored rows with
+    the stored settings, no refit); :class:`SiteModelsMissing` when not materialized."""
+    with open_db(db_path) as con:
+        rows = fetch_dicts(con, "read/select_site_model", [crawl_id])
+        if not rows:
+            raise SiteModelsMissing(
+                f"crawl {crawl_id!r} has no site models: materialize site_models first"
+            )
+        terms = fetch_frame(con, "read/select_site_terms", [crawl_id])
+        page_terms = fetch_frame(con, "read/select_site_page_terms", [crawl_id])
+        names = fetch_frame(con, "read/select_site_names", [crawl_id])
+    row = rows[0]
+    settings = IndexSettings(row["posting_cap"], row["rerank"], row["query_terms"])
+    return models_from_tables(terms, page_terms, names, settings)

@@ -1,0 +1,158 @@
+"""Lexical neighbours at a cost per page that does not grow with the site.
+
+An inverted index over the site's TF-IDF rows in which each term keeps only its "champion
+list": the ``posting_cap`` pages where it weighs most. A query accumulates, over its
+``query_terms`` heaviest terms, the partial dot products of their postings (at most
+``query_terms`` x ``posting_cap`` pages, however large the site), keeps the ``rerank`` best
+pages and orders them by their exact cosine. Its recall against the exact top-k (every page
+compared with every other) is measured on a sample by :func:`tune_index`, which widens the
+index until the recall reaches its target, and is recorded with the site models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import sparse
+
+Neighbours = list[NDArray[np.int64]]
+"""For each query row, the rows of its neighbours, best first."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSettings:
+    """How much of the site one query may touch."""
+
+    posting_cap: int = 1024  # pages kept per term: those where it weighs most
+    rerank: int = 500  # best partial matches per query ordered by exact cosine
+    query_terms: int = 32  # heaviest terms of the query that look pages up
+
+    def wider(self) -> IndexSettings:
+        """Twice the pages per term and twice the pages scored exactly."""
+        return replace(self, posting_cap=2 * self.posting_cap, rerank=2 * self.rerank)
+
+
+class LexicalIndex:
+    """Champion-list inverted index over the rows of a TF-IDF matrix."""
+
+    def __init__(self, matrix: sparse.csr_matrix, settings: IndexSettings | None = None) -> None:
+        self.matrix = matrix
+        self.settings = settings or IndexSettings()
+        self.postings = heaviest(matrix.T.tocsr(), self.settings.posting_cap)  # terms x pages
+
+    def neighbours(self, rows: Sequence[int], k: int, chunk: int = 32) -> Neighbours:
+        """For each of ``rows``, up to ``k`` rows with a positive cosine, best first (the row
+        itself included: it is its own best match); ``chunk`` queries at a time."""
+        out: Neighbours = []
+        dense = np.zeros(self.matrix.shape[1])  # one query at a time, reset after use
+        for first in range(0, len(rows), chunk):
+            queries = self.matrix[list(rows[first : first + chunk])]
+            lookups = heaviest(queries, self.settings.query_terms)
+            partial = (lookups @ self.postings).tocsr()
+            for i in range(queries.shape[0]):
+                out.append(self._rerank(partial, queries, i, dense, k))
+        return out
+
+    def _rerank(
+        self,
+        partial: sparse.csr_matrix,
+        queries: sparse.csr_matrix,
+        i: int,
+        dense: NDArray[np.float64],
+        k: int,
+    ) -> NDArray[np.int64]:
+        """The ``k`` best of query ``i``'s ``rerank`` best partial matches, by exact cosine."""
+        keep = max(k, self.settings.rerank)
+        lo, hi = partial.indptr[i], partial.indptr[i + 1]
+        cols, scores = partial.indices[lo:hi], partial.data[lo:hi]
+        if len(cols) > keep:
+            cols = cols[np.argpartition(-scores, keep - 1)[:keep]]
+        cols = np.sort(cols)
+        terms = queries.indices[queries.indptr[i] : queries.indptr[i + 1]]
+        dense[terms] = queries.data[queries.indptr[i] : queries.indptr[i + 1]]
+        exact = self.matrix[cols] @ dense
+        dense[terms] = 0.0
+        order = np.argsort(-exact, kind="stable")[:k]
+        found: NDArray[np.int64] = cols[order[exact[order] > 0]].astype(np.int64)
+        return found
+
+
+def heaviest(matrix: sparse.csr_matrix, limit: int) -> sparse.csr_matrix:
+    """Each row's ``limit`` highest weights (the others dropped)."""
+    counts = np.diff(matrix.indptr)
+    keep = np.ones(matrix.nnz, dtype=bool)
+    for row in np.flatnonzero(counts > limit):
+        lo, hi = matrix.indptr[row], matrix.indptr[row + 1]
+        keep[lo + np.argpartition(-matrix.data[lo:hi], limit - 1)[limit:]] = False
+    rows = np.repeat(np.arange(matrix.shape[0]), counts)
+    return sparse.csr_matrix(
+        (matrix.data[keep], (rows[keep], matrix.indices[keep])), shape=matrix.shape
+    )
+
+
+def exact_neighbours(
+    matrix: sparse.csr_matrix, rows: Sequence[int], k: int, chunk: int = 16
+) -> Neighbours:
+    """For each of ``rows``, the ``k`` rows of highest cosine over the whole matrix (O(N) each:
+    the reference the index is measured against), ``chunk`` rows at a time."""
+    transposed = matrix.T.tocsr()  # terms x pages, once for every chunk
+    out: Neighbours = []
+    for first in range(0, len(rows), chunk):
+        sims = (matrix[list(rows[first : first + chunk])] @ transposed).tocsr()
+        for i in range(sims.shape[0]):
+            lo, hi = sims.indptr[i], sims.indptr[i + 1]
+            cols, data = sims.indices[lo:hi], sims.data[lo:hi]
+            order = np.lexsort((cols, -data))[:k]
+            out.append(cols[order[data[order] > 0]].astype(np.int64))
+    return out
+
+
+def recall_at_k(
+    index: LexicalIndex, rows: Sequence[int], k: int = 10, exact: Neighbours | None = None
+) -> float:
+    """The share of each row's exact top ``k`` other pages that the index returns (pages tied
+    with the k-th count as found), over ``rows``; ``exact``: their exact neighbours, if known."""
+    exact = exact if exact is not None else exact_neighbours(index.matrix, rows, k + 1)
+    found = index.neighbours(rows, k + 1)
+    total, hits = 0, 0
+    for row, truth, got in zip(rows, exact, found, strict=True):
+        truth, got = truth[truth != row][:k], got[got != row][:k]
+        if not len(truth):
+            continue
+        query = index.matrix[row].T
+        kth = float((index.matrix[truth[-1:]] @ query).toarray()[0, 0])
+        scores = (index.matrix[got] @ query).toarray().ravel() if len(got) else np.zeros(0)
+        total += len(truth)
+        hits += min(len(truth), int(np.sum(scores >= kth - 1e-12)))
+    return hits / total if total else 1.0
+
+
+def tune_index(
+    index: LexicalIndex,
+    rows: Sequence[int],
+    k: int = 10,
+    target: float = 0.95,
+    max_widenings: int = 3,
+) -> tuple[LexicalIndex, float]:
+    """The index and its recall@k on ``rows``: ``index`` itself, or widened (twice the pages
+    per term and scored, up to ``max_widenings`` times) while its recall is below ``target``.
+    Exact neighbours are computed once (O(N) per sampled row)."""
+    exact = exact_neighbours(index.matrix, rows, k + 1)
+    recall = recall_at_k(index, rows, k, exact)
+    for _ in range(max_widenings):
+        if recall >= target:
+            break
+        index = LexicalIndex(index.matrix, index.settings.wider())
+        recall = recall_at_k(index, rows, k, exact)
+    return index, recall
+
+
+def sample_rows(n_rows: int, size: int, seed: int = 0) -> list[int]:
+    """A seeded sample of ``size`` row numbers (all of them when fewer)."""
+    if n_rows <= size:
+        return list(range(n_rows))
+    rng = np.random.default_rng(seed)
+    return sorted(int(r) for r in rng.choice(n_rows, size=size, replace=False))

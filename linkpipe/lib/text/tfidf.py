@@ -1,0 +1,155 @@
+"""The site's TF-IDF model: vocabulary with document frequency and IDF, one L2-normalised row
+per page (sublinear term frequency, terms in more than half of the pages dropped).
+
+It is fitted once per crawl (the ``site_models`` asset) and read back by every candidate shard,
+which never refits it: :func:`model_frames` and :func:`model_from_frames` are the one mapping
+to the ``site_terms`` and ``site_page_terms`` columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from numpy.typing import NDArray
+from scipy import sparse
+from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+
+from linkpipe.lib.text.lexical import TOKEN_RE, stem
+from linkpipe.lib.text.stopwords import STOPWORDS
+
+MAX_DOC_SHARE = 0.5  # a term in more than this share of the pages says nothing about one
+
+
+def analyse(text: str) -> list[str]:
+    """The stems TF-IDF counts in ``text``: every word but stopwords, stemmed."""
+    return [stem(m.group()) for m in TOKEN_RE.finditer(text) if m.group().lower() not in STOPWORDS]
+
+
+def _given(document: list[str]) -> list[str]:
+    """The analyser of documents that are already lists of stems."""
+    return document
+
+
+@dataclass
+class TfidfModel:
+    """Vocabulary (term id -> stem), document frequency and IDF per term, and the page rows."""
+
+    urls: list[str]
+    terms: NDArray[np.object_]
+    doc_freq: NDArray[np.int64]
+    idf: NDArray[np.float64]
+    matrix: sparse.csr_matrix  # pages x terms, rows of unit length
+    row_of: dict[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.row_of = {u: i for i, u in enumerate(self.urls)}
+        self.numeric = np.array([str(t)[:1].isdigit() for t in self.terms], dtype=bool)
+
+    def top_terms(self, row: int, limit: int = 30) -> dict[str, float]:
+        """The ``limit`` highest-weighted stems of a page (numbers left out), weights scaled to
+        max 1; between equal weights the later term id first."""
+        lo, hi = self.matrix.indptr[row], self.matrix.indptr[row + 1]
+        cols, vals = self.matrix.indices[lo:hi], self.matrix.data[lo:hi]
+        keep = ~self.numeric[cols]
+        cols, vals = cols[keep], vals[keep]
+        order = np.lexsort((cols, vals))[::-1][:limit]
+        if not len(order):
+            return {}
+        top = vals[order[0]]
+        return {str(self.terms[cols[i]]): float(vals[i] / top) for i in order}
+
+
+def fit_model(documents: Iterable[tuple[str, list[str]]]) -> TfidfModel:
+    """Fit over (url, stems) of every page (stems as :func:`analyse` gives them), read once: a
+    generator keeps one page in memory at a time. When every term is in more than half of the
+    pages (tiny sites), every term is kept."""
+    urls: list[str] = []
+
+    def stems() -> Iterator[list[str]]:
+        for url, page_stems in documents:
+            urls.append(url)
+            yield page_stems
+
+    counter = CountVectorizer(analyzer=_given)
+    try:
+        counts = counter.fit_transform(stems()).tocsr()
+    except ValueError:  # no page has a word
+        return _empty_model(urls)
+    n_docs = counts.shape[0]
+    doc_freq = np.bincount(counts.indices, minlength=counts.shape[1])
+    keep = doc_freq <= MAX_DOC_SHARE * n_docs
+    if not keep.any():
+        keep[:] = True
+    terms = counter.get_feature_names_out()[keep]
+    counts = counts[:, np.flatnonzero(keep)]
+    transformer = TfidfTransformer(sublinear_tf=True)
+    matrix = transformer.fit_transform(counts).tocsr()
+    idf = np.asarray(transformer.idf_, dtype=np.float64)
+    return TfidfModel(urls, terms.astype(object), doc_freq[keep], idf, matrix)
+
+
+def _empty_model(urls: Sequence[str]) -> TfidfModel:
+    empty = sparse.csr_matrix((len(urls), 0), dtype=np.float64)
+    return TfidfModel(
+        list(urls), np.array([], dtype=object), np.zeros(0, np.int64), np.zeros(0), empty
+    )
+
+
+def pair_cosines(matrix: sparse.csr_matrix, pairs: Iterable[tuple[int, int]]) -> np.ndarray:
+    """Cosine similarity of TF-IDF rows for each (i, j) pair."""
+    pairs = list(pairs)
+    if not pairs:
+        return np.zeros(0)
+    a = matrix[[i for i, _ in pairs]]
+    b = matrix[[j for _, j in pairs]]
+    return np.asarray(a.multiply(b).sum(axis=1)).ravel()
+
+
+def model_frames(model: TfidfModel) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(``site_terms`` rows: term id, stem, document frequency, IDF; ``site_page_terms`` rows:
+    one per page, its term ids and weights by weight, highest first)."""
+    terms = pl.DataFrame(
+        {
+            "term_id": np.arange(len(model.terms), dtype=np.int32),
+            "term": pl.Series([str(t) for t in model.terms], dtype=pl.String),
+            "doc_freq": model.doc_freq.astype(np.int32),
+            "idf": model.idf,
+        }
+    )
+    m = model.matrix
+    row_ids = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+    order = np.lexsort((-m.indices.astype(np.int64), -m.data, row_ids))
+    offsets = pa.array(m.indptr.astype(np.int32))
+    rows = pl.DataFrame(
+        {
+            "url": pl.Series(model.urls, dtype=pl.String),
+            "term_ids": pl.from_arrow(
+                pa.ListArray.from_arrays(offsets, pa.array(m.indices[order].astype(np.int32)))
+            ),
+            "weights": pl.from_arrow(
+                pa.ListArray.from_arrays(offsets, pa.array(m.data[order].astype(np.float64)))
+            ),
+        }
+    )
+    return terms, rows
+
+
+def model_from_frames(terms: pl.DataFrame, rows: pl.DataFrame) -> TfidfModel:
+    """The model written by :func:`model_frames` (``terms`` ordered by term id)."""
+    lengths = rows["term_ids"].list.len().to_numpy().astype(np.int64)
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    indices = rows["term_ids"].explode().drop_nulls().to_numpy().astype(np.int32)
+    data = rows["weights"].explode().drop_nulls().to_numpy().astype(np.float64)
+    matrix = sparse.csr_matrix((data, indices, indptr), shape=(rows.height, terms.height))
+    matrix.sort_indices()
+    return TfidfModel(
+        rows["url"].to_list(),
+        np.array(terms["term"].to_list(), dtype=object),
+        terms["doc_freq"].to_numpy().astype(np.int64),
+        terms["idf"].to_numpy().astype(np.float64),
+        matrix,
+    )

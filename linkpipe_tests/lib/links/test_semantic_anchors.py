@@ -1,0 +1,115 @@
+"""Semantic anchors: candidate windows, their vectors computed in batch, the best per sentence."""
+
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from linkpipe.lib.links.anchors import SourceText, TargetProfile
+from linkpipe.lib.links.semantic_anchors import (
+    SENTENCE_WEIGHT,
+    candidate_windows,
+    encode_sources,
+    place_anchor_semantic,
+    semantic_windows,
+    window_vectors,
+)
+
+TEXT = (
+    "Revisit older articles, then refresh archive pages slowly. "
+    "Continue reading about layer masks. "
+    "See the brush dynamics."
+)
+LINK = TEXT.index("brush dynamics")
+
+
+def _source() -> SourceText:
+    first = TEXT.index("Continue")
+    second = TEXT.index("See")
+    sentences = [
+        (0, 0, first - 1, "paragraph"),
+        (0, first, second - 1, "paragraph"),
+        (1, second, len(TEXT), "paragraph"),
+    ]
+    return SourceText(TEXT, sentences, [(LINK, LINK + len("brush dynamics"))])
+
+
+def _encode(words: Sequence[str]) -> np.ndarray:
+    """A fixed random unit vector per word."""
+    rows = []
+    for word in words:
+        rng = np.random.default_rng(zlib.crc32(word.encode()))
+        vector = rng.standard_normal(16).astype(np.float32)
+        rows.append(vector / np.linalg.norm(vector))
+    return np.stack(rows)
+
+
+def _vectors(src: SourceText) -> np.ndarray:
+    vectors = encode_sources({"/s": src}, _encode).of("/s")
+    assert vectors is not None
+    return vectors
+
+
+def _text(src: SourceText, window: tuple[int, ...]) -> str:
+    return src.text[src.tokens[window[0]][1] : src.tokens[window[1] - 1][2]]
+
+
+def test_windows_stop_at_punctuation_links_and_filler_edges() -> None:
+    src = _source()
+    texts = [_text(src, w) for w in candidate_windows(src)]
+    assert texts == [
+        "Revisit older",
+        "Revisit older articles",
+        "older articles",
+        "refresh archive",
+        "refresh archive pages",  # never "... slowly": no -ly adverb at the end
+        "archive pages",
+        "Continue reading",
+        "Continue reading about layer",
+        "Continue reading about layer masks",
+        "reading about layer",
+        "reading about layer masks",
+        "layer masks",
+    ]  # nothing across the comma, nothing in the linked "brush dynamics"
+
+
+def test_window_vectors_blend_words_and_sentence() -> None:
+    src = _source()
+    encoded = encode_sources({"/s": src}, _encode)
+    # one table row per distinct content word (and the zero row), one table row per token
+    assert encoded.table.shape == (1 + len({w for w in src.content_words if w}), 16)
+    vectors = encoded.of("/s")
+    assert vectors is not None and vectors.shape == (len(src.tokens), 16)
+    assert encoded.of("/other") is None
+    assert not vectors[src.stems.index("then")].any()  # a stopword has no vector
+    windows = window_vectors(src, vectors)
+    row = [_text(src, w) for w in windows.windows].index("refresh archive pages")
+    words = _encode(["refresh", "archive", "pages"]).sum(axis=0)
+    sentence_words = ["revisit", "older", "articles", "refresh", "archive", "pages", "slowly"]
+    sentence = _encode(sentence_words).sum(axis=0)
+    blend = (1 - SENTENCE_WEIGHT) * words / np.linalg.norm(words)
+    blend += SENTENCE_WEIGHT * sentence / np.linalg.norm(sentence)
+    assert windows.matrix[row] == pytest.approx(blend / np.linalg.norm(blend), abs=1e-6)
+
+
+def test_best_window_per_sentence_exact_names_first() -> None:
+    src = _source()
+    windows = window_vectors(src, _vectors(src))
+    target_vec = _encode(["continue", "reading"]).sum(axis=0)
+    target_vec /= np.linalg.norm(target_vec)
+    target = TargetProfile("/t", [("Layer masks", "title")], {"mask": 1.0})
+    # one window per sentence, best first, never the generic "Continue reading" (0.96)
+    best = semantic_windows(src, windows, target, target_vec)
+    assert [(c.anchor_text, c.quality) for c in best] == [
+        ("Continue reading about layer", 1.0),
+        ("refresh archive", 0.0),
+    ]
+    # the exact title comes first, and a window overlapping it gives way
+    choices = place_anchor_semantic(src, windows, target, target_vec, min_quality=0.0)
+    assert [(c.anchor_text, c.start, c.source_kind) for c in choices] == [
+        ("layer masks", TEXT.index("layer masks"), "title"),
+        ("refresh archive", TEXT.index("refresh"), "semantic"),
+    ]
+    assert choices[0].sentence == "Continue reading about layer masks."
+    assert choices[0].sentence_start == TEXT.index("Continue")

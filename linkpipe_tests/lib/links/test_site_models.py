@@ -1,0 +1,98 @@
+"""Site models: one pass over the pages gives the TF-IDF and name counts, and the stored
+tables give candidate shards exactly what a fresh build would."""
+
+import numpy as np
+import pytest
+
+from linkpipe.lib.links.anchors import STOP_STEMS, SourceText
+from linkpipe.lib.links.candidates import SiteContext, build_candidates
+from linkpipe.lib.links.site_models import (
+    MAX_TEXT_CHARS,
+    SitePage,
+    build_site_models,
+    model_tables,
+    models_from_tables,
+    page_names,
+)
+from linkpipe.lib.text.lexical import phrase_key
+from linkpipe.lib.text.mentions import MentionIndex
+from linkpipe.lib.text.tfidf import analyse, fit_model
+from linkpipe.lib.vectors.ann import build_index
+from linkpipe_tests.lib.text.corpus import zipf_corpus
+
+PAGES = [
+    SitePage(
+        "/a", "Raster tools", "", "", "Install GDAL before the raster tools. Then colour balance."
+    ),
+    SitePage("/b", "Builds", "Builds of GDAL", "", "Raster tools need GDAL; see the GDAL page."),
+    SitePage("/c", "Vector layers", "", "", "Vector layers are read with GDAL as well."),
+    SitePage("/gdal", "GDAL", "", "gdal", "GDAL is a translator library for raster formats."),
+    SitePage("/d", "Tips", "", "", "Colour balance tips for photographs of raster tools."),
+]
+LINKS = {"/b": {"/gdal"}, "/c": {"/gdal"}}
+ANCHORS = {"/gdal": ["GDAL", "the GDAL library"]}
+
+
+def test_one_pass_gives_the_tfidf_of_page_texts_and_the_name_counts() -> None:
+    models = build_site_models(PAGES, iter(PAGES), LINKS, ANCHORS)
+    reference = fit_model((p.url, analyse(p.text)) for p in PAGES)
+    assert list(models.tfidf.terms) == list(reference.terms)
+    assert abs(models.tfidf.matrix - reference.matrix).max() < 1e-12
+    counted = MentionIndex(
+        {p.url: page_names(p, ANCHORS) for p in PAGES},
+        ((p.url, phrase_key(p.main_text)) for p in PAGES),
+        LINKS,
+        STOP_STEMS,
+    )
+    assert dict(models.mentions.mentioned_by) == dict(counted.mentioned_by) != {}
+    assert dict(models.mentions.linked_by) == {(("gdal",), "/gdal"): 2}
+    # "GDAL" in a, b, c and gdal itself; b and c link it: (2 + 0.2) / (3 + 2)
+    assert models.mentions.probability(("gdal",), "/gdal") == (pytest.approx(0.44), 3, 2)
+    assert models.mentions.targets[phrase_key("Builds of GDAL")] == {"/b": ("Builds of GDAL", "h1")}
+
+
+def test_main_text_counts_up_to_its_cap() -> None:
+    long_page = SitePage("/long", "Long", "", "", "word " * (MAX_TEXT_CHARS // 5) + "GDAL")
+    models = build_site_models([*PAGES, long_page], [*PAGES, long_page], LINKS, ANCHORS)
+    assert models.mentions.mentioned_by[("gdal",)] == 4  # /long mentions it past the cap
+
+
+def test_stored_tables_rebuild_the_same_models() -> None:
+    texts = zipf_corpus(300, seed=7)
+    pages = [SitePage(f"/p{i:03}", f"Page {i}", "", "", t) for i, t in enumerate(texts)]
+    models = build_site_models(pages, pages, {}, {})
+    tables = model_tables(models)
+    assert set(tables) == {"site_terms", "site_page_terms", "site_names"}
+    assert tables["site_page_terms"].height == 300
+    stored = models_from_tables(
+        tables["site_terms"], tables["site_page_terms"], tables["site_names"]
+    )
+    assert (stored.tfidf.matrix != models.tfidf.matrix).nnz == 0
+    rows = [0, 42, 299]
+    for a, b in zip(stored.index.neighbours(rows, 11), models.index.neighbours(rows, 11),
+                    strict=True):  # fmt: skip
+        assert list(a) == list(b)
+    assert stored.tfidf.top_terms(42, 40) == models.tfidf.top_terms(42, 40)
+
+
+def test_candidates_from_stored_models_equal_a_fresh_build() -> None:
+    vectors = np.eye(5, dtype=np.float32)[[0, 1, 1, 2, 0]] + 0.1
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    fresh = SiteContext(PAGES, vectors, LINKS, {}, ANCHORS)
+    tables = model_tables(fresh.models)
+    names = [SitePage(p.url, p.title, p.h1, p.slug) for p in PAGES]  # no main text needed
+    stored = SiteContext(
+        names, vectors, LINKS, {}, ANCHORS,
+        models_from_tables(tables["site_terms"], tables["site_page_terms"], tables["site_names"]),
+    )  # fmt: skip
+    ann = build_index(vectors, [p.url for p in PAGES])
+    text = PAGES[0].main_text
+    texts = {"/a": SourceText(text, [(0, 0, len(text), "paragraph")])}
+    rows = build_candidates(stored, ["/a"], texts, ann, k=2)
+    assert rows == build_candidates(fresh, ["/a"], texts, ann, k=2)
+    gdal = {r.target_url: r for r in rows}["/gdal"]
+    assert (gdal.mention_phrase, gdal.mention_score) == ("GDAL", 0.44)
+    # /a shares "colour balance" with /d only (its other words are in most pages or its own)
+    assert {r.target_url: r.lexical_sim > 0 for r in rows} == {
+        "/c": False, "/d": True, "/gdal": False
+    }  # fmt: skip

@@ -1,0 +1,125 @@
+"""site_models on the demo site: built once, stored, and read by candidate shards that give the
+same rows as a fresh build of every model."""
+
+import pytest
+
+from linkpipe.lib.hashing import DEFAULT_SHARDS
+from linkpipe.lib.links.candidates import SiteContext
+from linkpipe.lib.stages import candidate_pairs as stage
+from linkpipe.lib.stages.ann_index import materialize_ann_index
+from linkpipe.lib.stages.candidate_pairs import load_site_context, materialize_candidate_pairs
+from linkpipe.lib.stages.crawl_export import materialize_crawl_export, register_crawl
+from linkpipe.lib.stages.indexable_pages import materialize_indexable_pages
+from linkpipe.lib.stages.link_graph import materialize_link_graph
+from linkpipe.lib.stages.page_embeddings import materialize_page_embeddings
+from linkpipe.lib.stages.page_summaries import materialize_page_summaries
+from linkpipe.lib.stages.site_models import (
+    SiteModelsMissing,
+    _texts,
+    load_site_models,
+    materialize_site_models,
+)
+from linkpipe.lib.storage import open_db
+from linkpipe.lib.text.lexical_index import IndexSettings
+
+CRAWL = "c1"
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory, demo_site, fake_model):
+    """The demo site up to ann_index (the inputs of site_models and candidate_pairs)."""
+    db = tmp_path_factory.mktemp("site-models") / "linkpipe.duckdb"
+    register_crawl(db, CRAWL, demo_site.base_url + "/", "crawler", "", {"max_pages": 300})
+    materialize_crawl_export(db, CRAWL, DEFAULT_SHARDS)
+    materialize_indexable_pages(db, CRAWL)
+    materialize_link_graph(db, CRAWL)
+    for shard in range(DEFAULT_SHARDS):
+        materialize_page_summaries(db, CRAWL, shard)
+        materialize_page_embeddings(db, CRAWL, shard, fake_model)
+    materialize_ann_index(db, CRAWL, fake_model)
+    return db
+
+
+def _rows(db, sql, *params):
+    with open_db(db) as con:
+        return con.execute(sql, list(params)).fetchall()
+
+
+def test_shards_refuse_to_run_without_site_models(demo_db, fake_model) -> None:
+    with pytest.raises(SiteModelsMissing, match="materialize site_models first"):
+        materialize_candidate_pairs(demo_db, CRAWL, 0, fake_model)
+
+
+def test_site_models_are_stored_once_per_crawl(demo_db) -> None:
+    result = materialize_site_models(demo_db, CRAWL)
+    [pages] = _rows(demo_db, "SELECT count(*) FROM page_summaries WHERE crawl_id = ?", CRAWL)
+    assert result.rows["site_page_terms"] == pages[0] == result.meta["n_pages"]
+    assert result.rows["site_models"] == 1
+    assert result.meta["lexical_recall_at_k"] >= 0.95
+    assert result.meta["recall_queries"] == pages[0]
+    # the glossary's "XML Sitemap": 8 pages mention it (itself included), 4 of them link it
+    assert _rows(
+        demo_db,
+        "SELECT phrase, kind, mentioned_by, linked_by, self_mention FROM site_names "
+        "WHERE crawl_id = ? AND name_key = 'xml sitemap' AND target_url LIKE '%/glossary/%'",
+        CRAWL,
+    ) == [("XML Sitemap", "title", 8, 4, True)]
+    # the vocabulary has what the pages say, with document frequencies of at most half the site
+    [(terms, max_df)] = _rows(
+        demo_db, "SELECT count(*), max(doc_freq) FROM site_terms WHERE crawl_id = ?", CRAWL
+    )
+    assert terms == result.meta["n_terms"] > 100 and max_df <= pages[0] / 2
+    # a re-run replaces the partition, never duplicates it
+    again = materialize_site_models(demo_db, CRAWL)
+    assert again.rows == result.rows
+    [(count,)] = _rows(demo_db, "SELECT count(*) FROM site_models WHERE crawl_id = ?", CRAWL)
+    assert count == 1
+
+
+def test_stored_models_give_the_rows_of_a_fresh_build(demo_db, fake_model) -> None:
+    materialize_site_models(demo_db, CRAWL)
+    stored = load_site_context(demo_db, CRAWL)
+    texts = {p.url: p for p in _pages_with_text(demo_db)}
+    fresh = SiteContext(
+        [texts[p.url] for p in stored.pages],
+        stored.vectors,
+        stored.content_links,
+        stored.nav_links,
+        stored.known_anchors,
+    )
+    assert stored.models.tfidf.urls == fresh.models.tfidf.urls
+    assert abs(stored.models.tfidf.matrix - fresh.models.tfidf.matrix).max() == 0
+    assert dict(stored.mentions.mentioned_by) == dict(fresh.mentions.mentioned_by)
+    assert dict(stored.mentions.linked_by) == dict(fresh.mentions.linked_by)
+    written = 0
+    for shard in range(DEFAULT_SHARDS):
+        result = materialize_candidate_pairs(demo_db, CRAWL, shard, fake_model)
+        written += result.rows["candidate_pairs"]
+        with open_db(demo_db) as con:
+            sources = stage._source_texts(con, CRAWL, shard)
+        ann = stage.load_ann_index(demo_db, CRAWL)
+        expected = stage.shard_candidates(fresh, ann, sources, shard, None, 20)
+        got = stage.shard_candidates(stored, ann, sources, shard, None, 20)
+        assert got == expected
+    [(count,)] = _rows(demo_db, "SELECT count(*) FROM candidate_pairs WHERE crawl_id = ?", CRAWL)
+    assert count == written > 0
+
+
+def _pages_with_text(db):
+    return list(_texts(db, CRAWL, 0))
+
+
+def test_shards_use_the_index_settings_stored_with_the_models(demo_db) -> None:
+    # an index too narrow for its recall target is widened, and shards use the widened one
+    result = materialize_site_models(demo_db, CRAWL, IndexSettings(posting_cap=3, rerank=5))
+    cap, rerank = result.meta["posting_cap"], result.meta["rerank"]
+    assert cap > 3 and cap // 3 == rerank // 5 and cap // 3 in (2, 4, 8)
+    assert result.meta["lexical_recall_at_k"] >= 0.95 or cap == 24
+    assert load_site_models(demo_db, CRAWL).index.settings == IndexSettings(cap, rerank, 32)
+    assert _rows(
+        demo_db,
+        "SELECT posting_cap, rerank, query_terms FROM site_models WHERE crawl_id = ?",
+        CRAWL,
+    ) == [(cap, rerank, 32)]
+    materialize_site_models(demo_db, CRAWL)
+    assert load_site_models(demo_db, CRAWL).index.settings == IndexSettings()

@@ -1,0 +1,86 @@
+"""The lexical index: exact order where it finds the pages, recall against exact search."""
+
+import numpy as np
+
+from linkpipe.lib.text.lexical_index import (
+    IndexSettings,
+    LexicalIndex,
+    exact_neighbours,
+    heaviest,
+    recall_at_k,
+    sample_rows,
+    tune_index,
+)
+from linkpipe.lib.text.tfidf import analyse, fit_model
+from linkpipe_tests.lib.text.corpus import zipf_corpus
+
+
+def _matrix(texts: list[str]):  # noqa: ANN202
+    return fit_model((f"/p{i}", analyse(t)) for i, t in enumerate(texts)).matrix
+
+
+def test_neighbours_in_cosine_order_with_the_page_itself_first() -> None:
+    matrix = _matrix(
+        [
+            "paths strokes fill vector",
+            "paths strokes vector",
+            "paths brushes",
+            "brushes dynamics pressure",
+            "unrelated words only",
+            "layers masks",
+            "layers channels",
+        ]
+    )
+    index = LexicalIndex(matrix)
+    [found] = index.neighbours([0], k=10)
+    assert list(found) == list(exact_neighbours(matrix, [0], k=10)[0])
+    assert list(found) == [0, 1, 2]  # page 4 shares no word: never a neighbour
+    sims = (matrix[found] @ matrix[0].T).toarray().ravel()
+    assert sims[0] > 0.999 and sims[1] > sims[2] > 0
+
+
+def test_recall_at_10_on_a_generated_site_of_3000_pages() -> None:
+    matrix = _matrix(zipf_corpus(3_000, seed=1))
+    sample = sample_rows(matrix.shape[0], 300, seed=0)
+    exact = exact_neighbours(matrix, sample, 11)
+    assert recall_at_k(LexicalIndex(matrix), sample, 10, exact) >= 0.95
+    # the measure is not trivially 1: with 8 pages per term the index misses neighbours
+    starved = LexicalIndex(matrix, IndexSettings(posting_cap=8, rerank=20, query_terms=8))
+    assert recall_at_k(starved, sample, 10, exact) < 0.5
+
+
+def test_an_index_below_its_recall_target_is_widened() -> None:
+    matrix = _matrix(zipf_corpus(2_000, seed=6))
+    sample = sample_rows(matrix.shape[0], 200, seed=1)
+    start = IndexSettings(posting_cap=16, rerank=25, query_terms=32)
+    index, recall = tune_index(LexicalIndex(matrix, start), sample, k=10, target=0.95)
+    assert recall >= 0.95
+    assert index.settings.posting_cap > 16 and index.settings.rerank > 25
+    assert index.settings.posting_cap // 16 == index.settings.rerank // 25  # widened together
+    assert recall == recall_at_k(index, sample, 10)
+    # a target out of reach stops after three widenings
+    capped, _ = tune_index(LexicalIndex(matrix, start), sample, k=10, target=1.1)
+    assert capped.settings == IndexSettings(posting_cap=128, rerank=200, query_terms=32)
+
+
+def test_a_query_touches_at_most_its_terms_times_the_posting_cap() -> None:
+    matrix = _matrix(zipf_corpus(2_000, seed=2))
+    index = LexicalIndex(matrix, IndexSettings(posting_cap=32, query_terms=16))
+    per_term = np.diff(index.postings.indptr)
+    assert per_term.max() == 32  # common terms keep only the pages where they weigh most
+    lookups = heaviest(matrix[[5]], 16)
+    assert lookups.nnz == 16 and lookups.data.min() >= np.sort(matrix[5].data)[-16]
+    assert (lookups @ index.postings).nnz <= 16 * 32
+    # every posting is one of the heaviest weights of its term
+    term = int(np.argmax(np.bincount(matrix.indices)))
+    column = matrix[:, term].toarray().ravel()
+    kept = index.postings[term].toarray().ravel()
+    assert np.count_nonzero(column) > 32 and np.count_nonzero(kept) == 32
+    assert kept[kept > 0].min() >= np.sort(column)[-32]
+
+
+def test_sample_rows_is_seeded_and_sorted() -> None:
+    assert sample_rows(5, 10) == [0, 1, 2, 3, 4]
+    picked = sample_rows(1_000, 20, seed=4)
+    assert picked == sample_rows(1_000, 20, seed=4) == sorted(picked)
+    assert len(set(picked)) == 20

@@ -1,0 +1,78 @@
+"""The site TF-IDF model: what it keeps, its weights, and its round trip through tables."""
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from linkpipe.lib.text.tfidf import (
+    analyse,
+    fit_model,
+    model_frames,
+    model_from_frames,
+    pair_cosines,
+)
+from linkpipe_tests.lib.text.corpus import zipf_corpus
+
+PAGES = {
+    "/a": "Raster layers and raster masks in the layers dialog.",
+    "/b": "Vector paths: stroke paths and fill paths.",
+    "/c": "Masks hide parts of layers.",
+    "/d": "Brushes paint on layers; 3 brushes ship with it.",
+}
+
+
+def _fit(pages: dict[str, str]):  # noqa: ANN202
+    return fit_model((url, analyse(text)) for url, text in pages.items())
+
+
+def test_vocabulary_document_frequency_and_weights() -> None:
+    model = _fit(PAGES)
+    assert model.urls == ["/a", "/b", "/c", "/d"]
+    # "layer" is on 3 of 4 pages: more than half, dropped; stopwords never counted
+    assert "layer" not in model.terms and "the" not in model.terms and "and" not in model.terms
+    vocabulary = dict(zip(model.terms, model.doc_freq, strict=True))
+    assert vocabulary["mask"] == 2 and vocabulary["path"] == 1 and vocabulary["3"] == 1
+    assert list(model.terms) == sorted(model.terms)
+    # smooth IDF: ln((1 + 4) / (1 + df)) + 1
+    idf = dict(zip(model.terms, model.idf, strict=True))
+    assert idf["mask"] == pytest.approx(np.log(5 / 3) + 1)
+    # /b: "path" three times (1 + ln 3), "vector", "stroke", "fill" once, all df 1, unit length
+    top = model.top_terms(model.row_of["/b"], limit=2)
+    assert list(top) == ["path", "vector"]
+    assert top["path"] == 1.0
+    assert top["vector"] == pytest.approx(1 / (1 + np.log(3)))
+    # numbers are never top terms
+    assert "3" not in model.top_terms(model.row_of["/d"])
+    assert np.allclose(np.asarray(model.matrix.multiply(model.matrix).sum(axis=1)).ravel(), 1)
+
+
+def test_same_matrix_as_sklearn_tfidf_on_a_real_sized_corpus() -> None:
+    texts = zipf_corpus(400, seed=3)
+    model = _fit({f"/p{i}": t for i, t in enumerate(texts)})
+    reference = TfidfVectorizer(analyzer=analyse, sublinear_tf=True, max_df=0.5)
+    expected = reference.fit_transform(texts)
+    assert list(model.terms) == list(reference.get_feature_names_out())
+    assert abs(model.matrix - expected).max() < 1e-12
+
+
+def test_a_tiny_site_keeps_every_term() -> None:
+    model = _fit({"/a": "gimp layers", "/b": "gimp layers"})
+    assert list(model.terms) == ["gimp", "layer"]
+    assert list(model.doc_freq) == [2, 2]
+
+
+def test_round_trip_through_tables_is_exact() -> None:
+    model = _fit({f"/p{i}": t for i, t in enumerate(zipf_corpus(150, seed=5))})
+    terms, rows = model_frames(model)
+    assert terms.columns == ["term_id", "term", "doc_freq", "idf"]
+    first = rows.row(0, named=True)
+    assert first["url"] == "/p0"
+    assert first["weights"] == sorted(first["weights"], reverse=True)  # heaviest first
+    again = model_from_frames(terms, rows)
+    assert again.urls == model.urls and list(again.terms) == list(model.terms)
+    assert (again.matrix != model.matrix).nnz == 0
+    assert np.array_equal(again.idf, model.idf)
+    for row in (0, 17, 149):
+        assert again.top_terms(row, 40) == model.top_terms(row, 40)
+    pairs = [(0, 1), (3, 9)]
+    assert np.array_equal(pair_cosines(again.matrix, pairs), pair_cosines(model.matrix, pairs))
