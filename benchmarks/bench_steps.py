@@ -31,7 +31,7 @@ class DirectStage:
 
 
 def _publish(db_path: str | Path, crawl_id: str) -> None:
-    from linkpipe.lib.storage import publish_copy
+    from linkpipe.lib.retention import publish_copy
 
     publish_copy(db_path)
 

@@ -87,7 +87,7 @@ def positive_int(text: str) -> int:
 
 def add_keep_crawls(parser: argparse.ArgumentParser) -> None:
     """``--keep-crawls N``: after the run, prune the crawls older than the N most recent."""
-    from linkpipe.lib.storage import DEFAULT_KEEP_CRAWLS
+    from linkpipe.lib.retention import DEFAULT_KEEP_CRAWLS
 
     parser.add_argument(
         "--keep-crawls",

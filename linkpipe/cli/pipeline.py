@@ -116,10 +116,11 @@ def _graph_and_publish_stages(
 
 def prune_old_crawls(db: Path, keep_crawls: int) -> list[str]:
     """Delete the crawls older than the ``keep_crawls`` most recent of their start URL (one
-    transaction, ``storage.prune_crawls``) and their Dagster partition keys; return their ids."""
+    transaction, ``retention.prune_crawls``) and their Dagster partition keys; return their ids."""
     from linkpipe.defs.partitions import CRAWLS
     from linkpipe.defs.runner import instance_for
-    from linkpipe.lib.storage import open_db, prune_crawls
+    from linkpipe.lib.retention import prune_crawls
+    from linkpipe.lib.storage import open_db
 
     with open_db(db) as con:
         pruned = prune_crawls(con, keep_crawls)

@@ -13,6 +13,7 @@ from linkpipe.defs.partitions import (
 )
 from linkpipe.defs.resources import LinkpipeSettings
 from linkpipe.lib.hashing import DEFAULT_SHARDS
+from linkpipe.lib.retention import publish_copy
 from linkpipe.lib.stages import StageResult
 from linkpipe.lib.stages.ann_index import materialize_ann_index
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
@@ -24,7 +25,6 @@ from linkpipe.lib.stages.page_embeddings import materialize_page_embeddings
 from linkpipe.lib.stages.page_summaries import materialize_page_summaries
 from linkpipe.lib.stages.site_models import materialize_site_models
 from linkpipe.lib.stages.topic_clusters import materialize_topic_clusters
-from linkpipe.lib.storage import publish_copy
 
 GROUP = "linkpipe"
 # Everything after crawl_export follows it automatically when the daemon runs (nightly refresh).

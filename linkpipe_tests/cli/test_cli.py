@@ -195,7 +195,7 @@ def test_crawl_with_settings_file(tmp_path: Path, demo_site, fake_model: str):
 
 
 def test_sql_reads_the_published_copy_while_a_run_holds_the_database(stored_db: Path):
-    from linkpipe.lib.storage import publish_copy
+    from linkpipe.lib.retention import publish_copy
 
     publish_copy(stored_db)
     writer = duckdb.connect(str(stored_db))  # a run in progress holds the write lock...

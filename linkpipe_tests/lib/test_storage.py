@@ -6,20 +6,18 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from linkpipe.lib import storage
+from linkpipe.lib import retention
 from linkpipe.lib.hashing import text_hash
+from linkpipe.lib.retention import crawls_beyond, prune_crawls, publish_copy
 from linkpipe.lib.storage import (
     CopiedRows,
     StorageError,
     connect,
     crawl_row,
-    crawls_beyond,
     execute,
     fetch_frame,
     iter_dicts,
     open_db,
-    prune_crawls,
-    publish_copy,
     rows_to_frame,
     stored_config,
     transaction,
@@ -397,14 +395,14 @@ def test_prune_keeps_the_most_recent_crawls_of_each_site(tmp_path):
 def test_prune_is_one_transaction(tmp_path, monkeypatch):
     db = tmp_path / "t.duckdb"
     _history(db)
-    real = storage.execute
+    real = retention.execute
 
     def fail_on_crawls(con, name, params=()):
         if name == "write/delete_crawl":
             raise RuntimeError("disk full")
         real(con, name, params)
 
-    monkeypatch.setattr(storage, "execute", fail_on_crawls)
+    monkeypatch.setattr(retention, "execute", fail_on_crawls)
     with open_db(db) as con, pytest.raises(RuntimeError, match="disk full"):
         prune_crawls(con, 1)
     with open_db(db) as con:  # every partition deleted before the failure is back
@@ -433,7 +431,7 @@ def test_published_copy_holds_the_recent_crawls_and_replaces_the_old_copy(tmp_pa
     def broken(con, table):
         raise RuntimeError("interrupted")
 
-    monkeypatch.setattr(storage, "_publish_table", broken)
+    monkeypatch.setattr(retention, "_publish_table", broken)
     with pytest.raises(RuntimeError, match="interrupted"):
         publish_copy(db, keep_crawls=3)
     published = connect(second, read_only=True)  # the last good copy is still in place
