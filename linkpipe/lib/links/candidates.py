@@ -96,15 +96,33 @@ class SiteContext:
 
 
 def _place(
-    site: SiteContext, src: SourceText | None, target: str, vecs: WindowVectors | None
+    site: SiteContext,
+    src: SourceText | None,
+    target: str,
+    vecs: WindowVectors | None,
+    sims: np.ndarray | None = None,
 ) -> list[AnchorChoice]:
-    """Anchor choices for one target in the source, best first (semantic with ``vecs``)."""
+    """Anchor choices for one target in the source, best first (semantic with ``vecs``;
+    ``sims``: the windows' cosines with this target, computed in batch)."""
     if src is None:
         return []
     profile = site.profile(target)
     if vecs is None:
         return place_anchor(src, profile)
-    return place_anchor_semantic(src, vecs, profile, site.vectors[site.row_of[target]])
+    target_vec = site.vectors[site.row_of[target]]
+    return place_anchor_semantic(src, vecs, profile, target_vec, sims=sims)
+
+
+def window_sims(
+    site: SiteContext, vecs: WindowVectors | None, targets: list[str]
+) -> np.ndarray | None:
+    """Cosines of every window of a source with every target, (windows, targets), in one
+    matrix product: the window matrix is read once per source, not once per pair."""
+    if vecs is None or not vecs.windows or not targets:
+        return None
+    target_matrix = site.vectors[[site.row_of[t] for t in targets]]
+    sims: np.ndarray = vecs.matrix @ target_matrix.T
+    return sims
 
 
 def named_targets(site: SiteContext, source: str, src: SourceText) -> dict[str, Mention]:
@@ -247,10 +265,14 @@ def pair_rows(
 ) -> list[CandidatePair]:
     """One row per target with its TF-IDF, mention and graph evidence and its anchors."""
     lexical = site.lexical_sims(source, list(neighbours))
+    batch = window_sims(site, vecs, list(neighbours)) if src_text is not None else None
     rows = []
-    for (target, (rank, sim)), lex in zip(neighbours.items(), lexical, strict=True):
+    for column, ((target, (rank, sim)), lex) in enumerate(
+        zip(neighbours.items(), lexical, strict=True)
+    ):
         cocitation, shared = graph_signals(site, source, target)
-        choices = _place(site, src_text, target, vecs)
+        sims = batch[:, column] if batch is not None else None
+        choices = _place(site, src_text, target, vecs, sims)
         best = choices[0] if choices else None
         title_match = (
             best.quality if best and best.source_kind not in ("phrase", "semantic") else 0.0

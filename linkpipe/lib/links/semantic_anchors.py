@@ -208,12 +208,15 @@ def semantic_windows(
     target: TargetProfile,
     target_vec: np.ndarray,
     limit: int = 3,
+    sims: np.ndarray | None = None,
 ) -> list[AnchorChoice]:
     """The best windows for ``target``, at most one per sentence, best first (windows of
-    generic words never)."""
+    generic words never). ``sims``: the windows' cosines with the target when the caller
+    computed them for many targets at once (one matrix product per source)."""
     if not vecs.windows:
         return []
-    sims = vecs.matrix @ target_vec
+    if sims is None:
+        sims = vecs.matrix @ target_vec
     scores = sims + 0.02 * np.minimum(_term_hits(src, target, vecs), 3)
     out: list[AnchorChoice] = []
     used_sentences: set[int] = set()
@@ -246,13 +249,13 @@ def place_anchor_semantic(
     target_vec: np.ndarray,
     min_quality: float = 0.25,
     limit: int = 3,
+    sims: np.ndarray | None = None,
 ) -> list[AnchorChoice]:
     """Exact mentions first, then semantic windows; best first, non-overlapping."""
     exact = exact_mentions(src, target)
     exact.sort(key=lambda c: (-c.quality, -(c.end - c.start), c.start))
-    windows = [
-        w for w in semantic_windows(src, vecs, target, target_vec) if w.quality >= min_quality
-    ]
+    semantic = semantic_windows(src, vecs, target, target_vec, sims=sims)
+    windows = [w for w in semantic if w.quality >= min_quality]
     out: list[AnchorChoice] = []
     for choice in exact + windows:
         if all(choice.end <= c.start or choice.start >= c.end for c in out):
