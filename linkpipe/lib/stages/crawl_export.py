@@ -21,9 +21,9 @@ from linkpipe.lib.records import LinkRecord, PageRecord
 from linkpipe.lib.stages.common import StageResult, compress_html, decompress_html
 from linkpipe.lib.storage import (
     crawl_row,
+    execute,
     fetch_dicts,
     iter_dicts,
-    load_sql,
     open_db,
     write_partition,
 )
@@ -42,10 +42,8 @@ def register_crawl(
 ) -> None:
     """Record what a crawl partition is (start URL, source, settings) before it runs."""
     with open_db(db_path) as con:
-        con.execute(
-            load_sql("write/upsert_crawl"),
-            [crawl_id, start_url, source, source_path, json.dumps(config or {})],
-        )
+        settings = json.dumps(config or {})
+        execute(con, "write/upsert_crawl", [crawl_id, start_url, source, source_path, settings])
 
 
 def crawl_settings(db_path: str | Path, crawl_id: str) -> dict[str, Any]:
@@ -144,7 +142,7 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
                     "crawl_links": _link_batches(result.iter_links()),
                 },
             )
-            con.execute(load_sql("write/update_crawl_stats"), [json.dumps(result.stats), crawl_id])
+            execute(con, "write/update_crawl_stats", [json.dumps(result.stats), crawl_id])
         pages_preview = [
             {"url": p.url, "status": p.status, "title": p.title, "depth": p.depth}
             for _, p in zip(range(5), result.iter_pages(), strict=False)
