@@ -98,7 +98,7 @@ def run_pipeline(
             if pruned:
                 err_console.print(f"pruned {len(pruned)} old crawl(s): {', '.join(pruned)}")
         if publish:  # the published copy must not hold a crawl just pruned
-            run_graph(db, crawl_id, model, stages=publish)
+            run_graph(db, crawl_id, model, stages=publish, keep_crawls=keep_crawls)
     timer.stop()
     return timer.timings
 

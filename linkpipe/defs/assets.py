@@ -170,7 +170,7 @@ def published_snapshot(
     context: dg.AssetExecutionContext, settings: LinkpipeSettings
 ) -> dg.MaterializeResult[None]:
     """A read-only copy of the database for analysts, replaced atomically after each run."""
-    path = publish_copy(settings.db_path)
+    path = publish_copy(settings.db_path, settings.keep_crawls)
     return dg.MaterializeResult(metadata={"path": str(path), "bytes": path.stat().st_size})
 
 

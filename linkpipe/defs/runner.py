@@ -90,16 +90,20 @@ def run_graph(
     instance: dg.DagsterInstance | None = None,
     on_step: Callable[[str], None] | None = None,
     workers: int | None = None,
+    keep_crawls: int | None = None,
 ) -> None:
     """Materialize every asset of the graph for ``crawl_id``; ``on_step(label)`` before each step.
 
     ``stages`` names the assets to run (``"all"``: every one); ``workers`` is the number of
-    processes for the shards of a page step (default: one per core, at most one per shard).
+    processes for the shards of a page step (default: one per core, at most one per shard);
+    ``keep_crawls`` the crawls of the site the published copy holds (default 7).
     """
     instance = instance or instance_for(db_path)
     if not instance.has_dynamic_partition(CRAWLS, crawl_id):
         instance.add_dynamic_partitions(CRAWLS, [crawl_id])
     settings = LinkpipeSettings(db_path=str(db_path), model=model)
+    if keep_crawls is not None:
+        settings = LinkpipeSettings(db_path=str(db_path), model=model, keep_crawls=keep_crawls)
     workers = workers or default_workers(DEFAULT_SHARDS)
     steps: list[tuple[str, list[dg.AssetsDefinition], bool]] = [
         ("crawl and link graph", A.SITE_ASSETS, False),
