@@ -24,7 +24,8 @@ DEFAULT_KEEP_CRAWLS = 7
 nightly runs)."""
 
 _LEFT_OUT_VIEW = "_linkpipe_left_out"
-_NOT_PUBLISHED = frozenset({"embedding_cache"})  # a cache of vectors, not data to analyse
+# a cache of vectors, not data to analyse; the schema marker, which the new copy already has
+_NOT_PUBLISHED = frozenset({"embedding_cache", "linkpipe_schema"})
 
 
 def crawls_beyond(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:

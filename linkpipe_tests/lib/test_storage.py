@@ -6,7 +6,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from linkpipe.lib import retention
+from linkpipe.lib import retention, storage
 from linkpipe.lib.hashing import text_hash
 from linkpipe.lib.retention import crawls_beyond, prune_crawls, publish_copy
 from linkpipe.lib.storage import (
@@ -437,3 +437,21 @@ def test_published_copy_holds_the_recent_crawls_and_replaces_the_old_copy(tmp_pa
     published = connect(second, read_only=True)  # the last good copy is still in place
     assert _crawl_rows(published)["crawls"] == ["a4", "b1"]
     published.close()
+
+
+def test_schema_runs_once_per_version_of_the_sql(tmp_path):
+    db = tmp_path / "s.duckdb"
+    with open_db(db) as con:
+        wanted = con.execute("SELECT sql_hash FROM linkpipe_schema").fetchall()
+        assert wanted == [(storage._schema_hash(),)]
+        con.execute("DROP VIEW v_opportunities")  # not recreated while the hash matches
+    with open_db(db) as con:
+        assert con.execute(
+            "SELECT count(*) FROM duckdb_views() WHERE view_name = 'v_opportunities'"
+        ).fetchone() == (0,)
+        con.execute("UPDATE linkpipe_schema SET sql_hash = 'older code'")
+    with open_db(db) as con:  # other SQL: the schema and views run again
+        assert con.execute(
+            "SELECT count(*) FROM duckdb_views() WHERE view_name = 'v_opportunities'"
+        ).fetchone() == (1,)
+        assert con.execute("SELECT sql_hash FROM linkpipe_schema").fetchall() == wanted

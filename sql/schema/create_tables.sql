@@ -327,3 +327,10 @@ CREATE TABLE IF NOT EXISTS site_names (
     linked_by INTEGER,               -- of them, pages that link the target from their content
     self_mention BOOLEAN             -- the target's own main text contains it
 );
+
+-- Which schema and views the file holds: the sha1 of schema/create_tables.sql and
+-- schema/views.sql that last ran on it. storage.connect skips both when it matches.
+CREATE TABLE IF NOT EXISTS linkpipe_schema (
+    id INTEGER PRIMARY KEY,
+    sql_hash VARCHAR NOT NULL
+);

@@ -1,0 +1,1 @@
+SELECT sql_hash FROM linkpipe_schema WHERE id = 1;
