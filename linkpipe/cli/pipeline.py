@@ -70,10 +70,11 @@ def run_pipeline(
     stages: tuple[str, ...] = ("all",),
     source: str = "crawler",
     source_path: str = "",
-    keep_crawls: int | None = None,
+    *,
+    keep_crawls: int,
 ) -> dict[str, float]:
     """Register the crawl, materialize the graph, prune the crawls older than the
-    ``keep_crawls`` most recent (None: keep all) and only then publish the analysts' copy;
+    ``keep_crawls`` most recent and only then publish the analysts' copy of the kept crawls;
     return seconds per step."""
     from linkpipe.cli.output import err_console
     from linkpipe.cli.progress import ProgressDisplay
@@ -93,10 +94,9 @@ def run_pipeline(
             display.step(label)
 
         run_graph(db, crawl_id, model, stages=graph, on_step=on_step)
-        if keep_crawls is not None:
-            pruned = prune_old_crawls(db, keep_crawls)
-            if pruned:
-                err_console.print(f"pruned {len(pruned)} old crawl(s): {', '.join(pruned)}")
+        pruned = prune_old_crawls(db, keep_crawls)
+        if pruned:
+            err_console.print(f"pruned {len(pruned)} old crawl(s): {', '.join(pruned)}")
         if publish:  # the published copy must not hold a crawl just pruned
             run_graph(db, crawl_id, model, stages=publish, keep_crawls=keep_crawls)
     timer.stop()

@@ -20,6 +20,7 @@ from linkpipe.defs.partitions import CRAWLS
 from linkpipe.defs.resources import LinkpipeSettings
 from linkpipe.defs.shard_pool import default_workers, run_parallel
 from linkpipe.lib.hashing import DEFAULT_SHARDS
+from linkpipe.lib.retention import DEFAULT_KEEP_CRAWLS
 
 DAGSTER_YAML = """\
 # written by linkpipe (rewritten when linkpipe's defaults change; remove this line to keep edits)
@@ -90,7 +91,7 @@ def run_graph(
     instance: dg.DagsterInstance | None = None,
     on_step: Callable[[str], None] | None = None,
     workers: int | None = None,
-    keep_crawls: int | None = None,
+    keep_crawls: int = DEFAULT_KEEP_CRAWLS,
 ) -> None:
     """Materialize every asset of the graph for ``crawl_id``; ``on_step(label)`` before each step.
 
@@ -101,9 +102,7 @@ def run_graph(
     instance = instance or instance_for(db_path)
     if not instance.has_dynamic_partition(CRAWLS, crawl_id):
         instance.add_dynamic_partitions(CRAWLS, [crawl_id])
-    settings = LinkpipeSettings(db_path=str(db_path), model=model)
-    if keep_crawls is not None:
-        settings = LinkpipeSettings(db_path=str(db_path), model=model, keep_crawls=keep_crawls)
+    settings = LinkpipeSettings(db_path=str(db_path), model=model, keep_crawls=keep_crawls)
     workers = workers or default_workers(DEFAULT_SHARDS)
     steps: list[tuple[str, list[dg.AssetsDefinition], bool]] = [
         ("crawl and link graph", A.SITE_ASSETS, False),
