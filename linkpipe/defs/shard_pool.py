@@ -14,7 +14,6 @@ import multiprocessing
 import os
 import queue
 import threading
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from multiprocessing.queues import Queue
@@ -26,20 +25,6 @@ ProgressItem = tuple[str, int, int]
 ShardJob = Callable[[list[str], dict[str, str], str, str], None]
 
 _STOP = ("", -1, -1)
-_worker_cpu = [0.0]  # CPU seconds the workers of this process's pools have used
-
-
-def worker_cpu_seconds() -> float:
-    """CPU seconds used by shard workers so far (they are not children of this process, so
-    ``getrusage(RUSAGE_CHILDREN)`` does not count them; benchmarks add this)."""
-    return _worker_cpu[0]
-
-
-def _timed(job: ShardJob, names: list[str], key: dict[str, str], db: str, model: str) -> float:
-    """Run one job in a worker; return the CPU seconds it used."""
-    started = time.process_time()
-    job(names, key, db, model)
-    return time.process_time() - started
 
 
 def default_workers(n_shards: int) -> int:
@@ -90,14 +75,13 @@ def run_parallel(
             workers, mp_context=context, initializer=_worker_init, initargs=(reports, home)
         ) as pool:
             futures = [
-                pool.submit(_timed, job, list(asset_names), key, str(db_path), model)
-                for key in keys
+                pool.submit(job, list(asset_names), key, str(db_path), model) for key in keys
             ]
             done, pending = wait(futures, return_when=FIRST_EXCEPTION)
             for future in pending:
                 future.cancel()
             for future in done:
-                _worker_cpu[0] += future.result()  # raises the first failure
+                future.result()  # raises the first failure
     finally:
         reports.put(_STOP)
         forwarder.join(timeout=5)
