@@ -9,7 +9,6 @@ expat, which expands no entities: a DOCTYPE is refused.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import io
 import re
@@ -54,6 +53,7 @@ class Sitemap:
     is_xml: bool = False  # False: a plain-text list, one URL per line
     urls: list[SitemapEntry] = field(default_factory=list)  # pages (<url>, text lines)
     sitemaps: list[SitemapEntry] = field(default_factory=list)  # children (<sitemap>)
+    error: str = ""  # lenient parse only: the problem it stopped at ("" when none)
 
 
 def sitemap_bytes(source: bytes | BinaryIO, strict: bool = True) -> bytes:
@@ -105,11 +105,11 @@ def read_sitemap(source: bytes | BinaryIO) -> Sitemap:
 def parse_sitemap(body: bytes) -> Sitemap:
     """Parse a fetched sitemap leniently: whatever can be read, never an exception. Invalid UTF-8
     is replaced; XML stops at its first error, keeping the entries before it; text lists keep
-    only their http(s) lines."""
+    only their http(s) lines. ``error`` tells what was wrong, if anything."""
     try:
         data = sitemap_bytes(body, strict=False)
-    except SitemapError:
-        return Sitemap()
+    except SitemapError as exc:
+        return Sitemap(error=str(exc))
     text = data.decode("utf-8", "replace").removeprefix("\ufeff")
     sitemap = Sitemap(is_xml=text.lstrip().startswith("<"))
     if not sitemap.is_xml:
@@ -119,8 +119,10 @@ def parse_sitemap(body: bytes) -> Sitemap:
             if entry.loc.lower().startswith(("http://", "https://"))
         ]
         return sitemap
-    with contextlib.suppress(SitemapError):  # keep what was read before the error
+    try:
         _parse_xml(text, sitemap)
+    except SitemapError as exc:  # keep what was read before the error
+        sitemap.error = str(exc)
     sitemap.urls = [entry for entry in sitemap.urls if entry.loc]
     sitemap.sitemaps = [entry for entry in sitemap.sitemaps if entry.loc]
     return sitemap

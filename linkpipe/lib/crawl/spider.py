@@ -22,21 +22,24 @@ from linkpipe.lib.crawl.config import CrawlConfig
 from linkpipe.lib.crawl.frontier import FETCH, ROBOTS, ROBOTS_UNKNOWN, SEEN, TRAP, Frontier
 from linkpipe.lib.crawl.output import CrawlOutput, PreviousCrawl
 from linkpipe.lib.crawl.redirects import RedirectTracker
+from linkpipe.lib.crawl.scope import ScopeMixin, seeding_flags
 from linkpipe.lib.crawl.seeding import SeedingMixin
 from linkpipe.lib.hashing import sampled, text_hash
 from linkpipe.lib.html.decoding import decode_body
 from linkpipe.lib.html.parse import parse_page
 from linkpipe.lib.html.templates import SAMPLE_PAGES, TemplateDetector
 from linkpipe.lib.records import PageRecord
-from linkpipe.lib.urls import is_crawlable_scheme, normalize_url, same_site, url_host, url_pattern
+from linkpipe.lib.urls import normalize_url, url_host, url_pattern
 
 PROGRESS_PREFIX = "LINKPIPE-PROGRESS"
 RESUMABLE = ("frontier", "redirects", "sitemap", "flags", "templates", "tally")  # kept in JOBDIR
 PAGE_META = {"dont_redirect": True, "handle_httpstatus_all": True, "lp_kind": "page"}
 
 
-class LinkSpider(SeedingMixin, scrapy.Spider):
-    """One crawl of one site, configured by a :class:`CrawlConfig` dict."""
+class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
+    """One crawl of one site, configured by a :class:`CrawlConfig` dict. The site is the start
+    URL's host, plus at most one host its redirect leads to (never a chain of hosts); sitemaps
+    are fetched only on the site (see :mod:`linkpipe.lib.crawl.scope`)."""
 
     name = "linkpipe"
 
@@ -67,8 +70,7 @@ class LinkSpider(SeedingMixin, scrapy.Spider):
         self.flags: dict[str, Any] = {
             "started": False,
             "seeded": False,
-            "sitemaps_pending": 0,
-            "sitemap_files": set(),
+            **seeding_flags(),
             "start_chain": {self.start_url},
             "crawl_delay_s": {},  # host -> seconds, from robots.txt
         }
@@ -105,13 +107,14 @@ class LinkSpider(SeedingMixin, scrapy.Spider):
         for host in self.flags.setdefault("crawl_delay_s", {}):
             self.slow_down(host)  # a resumed crawl keeps robots.txt and its delays
         if saved is not None and self.flags["started"]:
+            for request in self._resume_seeding():
+                yield request
             return
-        self.flags.update(sitemaps_pending=0, sitemap_files=set())  # (re)start the seeding phase
+        self.flags.update(seeding_flags())  # (re)start the seeding phase
         if self.cfg.obey_robots or self.cfg.use_sitemap:
             host = url_host(self.start_url)
-            if self.cfg.obey_robots:
-                self.frontier.robots_txt[host] = None
-            yield self._robots_request(host, urlsplit(self.start_url).scheme, start_phase=True)
+            for request in self._seed_host(host, urlsplit(self.start_url).scheme):
+                yield request
         else:
             for request in self._begin():
                 yield request
@@ -173,23 +176,6 @@ class LinkSpider(SeedingMixin, scrapy.Spider):
     def _finish(self, record: PageRecord) -> None:
         self._emit([record])
         self._emit(self.redirects.terminal(record.url))
-
-    def _hop(
-        self, record: PageRecord, location: str, depth: int, refresh: bool = False
-    ) -> list[scrapy.Request]:
-        """``record`` redirects (HTTP or meta refresh) to ``location``; crawl the target too."""
-        try:
-            target = normalize_url(location, record.url, **self.norm)
-        except ValueError:
-            target = ""
-        if not target or not is_crawlable_scheme(target) or (target == record.url and refresh):
-            return []
-        if record.url in self.flags["start_chain"]:
-            self.flags["start_chain"].add(target)
-            if not same_site(target, self.frontier.hosts, self.cfg.allow_subdomains):
-                self.frontier.hosts.add(url_host(target))  # e.g. http -> https, example.com -> www.
-        self._emit(self.redirects.hop(record, target))
-        return self._schedule(target, urljoin(record.url, location), depth, exempt=True)
 
     # -- responses ----------------------------------------------------------------------------
 

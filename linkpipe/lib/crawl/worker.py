@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from linkpipe.lib.crawl.middleware import BYTES_STAT, REQUESTS_STAT
 from linkpipe.lib.crawl.output import RAW_LINKS_FILE, CrawlOutput
 from linkpipe.lib.crawl.spider import LinkSpider
 from linkpipe.lib.html.templates import apply_to_links_file
+from linkpipe.lib.urls import same_site
 
 _MW = "scrapy.downloadermiddlewares."
 
@@ -82,6 +84,13 @@ def fatal_message(spider: LinkSpider, html_pages: int) -> str:
         record = spider.outcomes.get(record.final_url, record)
     if record is None:
         return f"could not reach {url} : no response before the crawl stopped"
+    if record.redirect_chain and not same_site(
+        record.final_url, spider.frontier.hosts, spider.cfg.allow_subdomains
+    ):
+        return (
+            f"no HTML page found: {url} redirects to {record.final_url}, a second host besides"
+            f" {spider.flags['redirect_host']} (a start URL's redirects may add one host)"
+        )
     if record.redirect_loop:
         return f"{url} redirects in a loop: {' -> '.join(record.redirect_chain)}"
     if record.robots_disallowed:
@@ -133,7 +142,9 @@ def crawl_stats(
     reclassified: int,
 ) -> dict[str, Any]:
     """The contents of ``stats.json``."""
-    skipped = {**spider.frontier.skipped, "non_crawlable_scheme": spider.tally["skipped_links"]}
+    sitemap_skips, sitemap_files = spider.sitemap_stats()
+    skipped = spider.frontier.skipped + Counter(sitemap_skips)
+    skipped["non_crawlable_scheme"] = spider.tally["skipped_links"]
     return {
         "start_url": spider.start_url,
         "pages": output.counts["pages"],
@@ -148,6 +159,8 @@ def crawl_stats(
         "requests": int(scrapy_stats.get(REQUESTS_STAT, 0)),
         "retries": int(scrapy_stats.get("retry/count", 0)),
         "sitemap_urls": len(spider.sitemap),
+        "sitemap_files": sitemap_files,
+        "redirect_host": spider.flags["redirect_host"],
         "crawl_delay_s": dict(spider.flags["crawl_delay_s"]),
         "in_sitemap": output.counts["in_sitemap"],
         "truncated": output.counts["truncated"],

@@ -584,7 +584,7 @@ def test_crawl_delay_of_robots_txt_is_honoured(tmp_path: Path) -> None:
 
 
 def test_crawl_delay_is_capped_and_ignored_without_robots(tmp_path: Path) -> None:
-    routes = {
+    routes: Routes = {
         "/robots.txt": Route("User-agent: *\nCrawl-delay: 60\n"),
         "/": Route(page("Home")),
     }
