@@ -13,7 +13,7 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from linkpipe.lib.hashing import text_hash
-from linkpipe.lib.html.layout_hints import class_hint
+from linkpipe.lib.html.layout_hints import class_hint, main_content_nodes
 from linkpipe.lib.records import NOFOLLOW_RELS, LinkPosition, LinkRecord
 from linkpipe.lib.urls import (
     DEFAULT_STRIP_PARAMS,
@@ -92,7 +92,8 @@ _State = tuple[LinkPosition | None, bool, int]  # position, inside sectioning co
 class _Context:
     """Memoized landmark position and link block for the ancestors of the page's links."""
 
-    def __init__(self) -> None:
+    def __init__(self, unhinted: set[int]) -> None:
+        self.unhinted = unhinted  # main-content block and its ancestors: names are not read
         # mem_id -> (position or None, inside sectioning content, block mem_id)
         self.memo: dict[int, _State] = {}
         self.blocks: dict[int, LexborNode] = {}
@@ -126,7 +127,7 @@ class _Context:
             return "header", sectioned, block
         if role == "contentinfo" or (tag == "footer" and not sectioned):
             return "footer", sectioned, block
-        hint = class_hint(node)
+        hint = None if node.mem_id in self.unhinted else class_hint(node)
         if hint is not None and (position is None or hint == "navigation"):
             return hint, hint == "navigation" or sectioned, block
         return position, sectioned or tag in SECTIONING_TAGS, block
@@ -227,7 +228,7 @@ def _links(
     allow_subdomains: bool, norm: Callable[[str, str], str], page: ParsedPage,
 ) -> list[LinkRecord]:  # fmt: skip
     """Every <a href>/<area href> with a crawlable target, with position and block."""
-    context = _Context()
+    context = _Context(main_content_nodes(tree))
     links: list[LinkRecord] = []
     link_blocks: list[int] = []
     internal_cache: dict[str, bool] = {}
