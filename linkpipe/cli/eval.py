@@ -20,6 +20,9 @@ def cmd_eval(args: argparse.Namespace) -> None:
     from linkpipe.cli.progress import ProgressDisplay
     from linkpipe.evaluation import harness
 
+    if args.site_root.endswith(".duckdb"):
+        print_anchor_quality(Path(args.site_root), args.crawl_id)
+        return
     root = harness.site_root_of(args.site_root)
     is_debian = args.site_root in harness.DEBIAN_SITES
     name = args.site_root if is_debian else Path(str(root).rstrip("/")).name or "site"
@@ -38,6 +41,21 @@ def cmd_eval(args: argparse.Namespace) -> None:
     print(harness.format_report(report))
 
 
+def print_anchor_quality(db: Path, crawl_id: str | None) -> None:
+    """Print the well-formed share of the stored in-sentence anchors of a database's crawl."""
+    from linkpipe.cli.errors import UserError
+    from linkpipe.evaluation.anchor_quality import database_anchor_quality, format_quality
+
+    if not db.is_file():
+        raise UserError(f"database not found: {db}")
+    try:
+        crawl, quality = database_anchor_quality(db, crawl_id)
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    print(f"{db}, crawl {crawl}")
+    print(format_quality(quality))
+
+
 def add_eval_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     """Add the ``eval`` subcommand to the ``linkpipe`` parser."""
     p = subparsers.add_parser(
@@ -46,14 +64,21 @@ def add_eval_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
         description=(
             "Copy a static site, remove a seeded share of its in-content links, serve the copy "
             "on 127.0.0.1, run the whole graph on it and report recall@1/5/10, precision@10, "
-            "anchor overlap and repeat share for linkpipe and three baselines."
+            "anchor overlap, repeat share and the well-formed share of anchors for linkpipe "
+            "and three baselines."
         ),
     )
     p.add_argument(
         "site_root",
         metavar="SITE_ROOT",
         help="folder of a static HTML site, or 'gimp' / 'django' (Debian packages, installed "
-        "when missing)",
+        "when missing), or a linkpipe database (*.duckdb): then only the well-formed share of "
+        "its stored anchors is reported",
+    )
+    p.add_argument(
+        "--crawl-id",
+        metavar="ID",
+        help="with a database: the crawl whose anchors are judged (default: the latest)",
     )
     p.add_argument(
         "--seeds",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from linkpipe.evaluation import baselines
 from linkpipe.evaluation import link_removal as ev
+from linkpipe.evaluation.anchor_quality import AnchorQuality, judge_anchors, opportunity_anchors
 from linkpipe.evaluation.metrics import Metrics, Pair, Rankings, evaluate_rankings
 from linkpipe.lib.links.rows import CandidatePair, LinkOpportunity
 from linkpipe.lib.links.scoring import PageFacts, ScoringConfig, score_opportunities
@@ -57,6 +58,11 @@ def linkpipe_rankings(
     """linkpipe's suggestions per source, best first, with the product's scoring (the list per
     source 10 long and targets uncapped unless ``config`` says otherwise)."""
     rows, _ = score_opportunities(candidates, facts, {}, config or EVAL_SCORING)
+    return rankings_of(rows)
+
+
+def rankings_of(rows: list[LinkOpportunity]) -> Rankings:
+    """Opportunity rows as (target, anchor) lists per source, best first."""
     by_source: dict[str, list[LinkOpportunity]] = defaultdict(list)
     for row in rows:
         by_source[row.source_url].append(row)
@@ -128,8 +134,9 @@ def evaluate_crawl(
     pipeline_linked = view.linked
     still_linked = html_linked | pipeline_linked
     truth = ev.ground_truth(removed, still_linked, view.indexable)
+    rows, _ = score_opportunities(crawl.candidates, crawl.facts, {}, config or EVAL_SCORING)
     rankings = {
-        "linkpipe": paths.rankings(linkpipe_rankings(crawl.candidates, crawl.facts, config)),
+        "linkpipe": paths.rankings(rankings_of(rows)),
         "tfidf": baselines.tfidf_baseline(view.texts, pipeline_linked),
         "title+tfidf": baselines.title_tfidf_baseline(view.texts, view.titles, pipeline_linked),
         "cocitation": baselines.cocitation_baseline(view.links, view.indexable, pipeline_linked),
@@ -138,6 +145,10 @@ def evaluate_crawl(
         m: evaluate_rankings(r, truth, still_linked, with_anchors=m == "linkpipe")
         for m, r in rankings.items()
     }
+    quality = anchor_quality(rows, crawl.texts)
+    for method, values in metrics.items():
+        values["well_formed"] = quality.share if method == "linkpipe" else None
+    metrics["linkpipe"]["in_sentence_anchors"] = quality.anchors
     candidates = {(paths(c.source_url), paths(c.target_url)) for c in crawl.candidates}
     removed_pairs = {(r.source, r.target) for r in removed}
     counts = {
@@ -148,6 +159,12 @@ def evaluate_crawl(
         "indexable_pages": len(view.indexable),
     }
     return metrics, pair_reports(truth, rankings, candidates), counts
+
+
+def anchor_quality(rows: list[LinkOpportunity], texts: dict[str, str]) -> AnchorQuality:
+    """The well-formed share of linkpipe's in-sentence anchors (see
+    :mod:`linkpipe.evaluation.anchor_quality`)."""
+    return judge_anchors(opportunity_anchors(rows, texts))
 
 
 def pair_reports(

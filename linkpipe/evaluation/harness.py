@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,8 @@ DEBIAN_SITES = {
     "django": ("python-django-doc", Path("/usr/share/doc/python-django-doc/html")),
 }
 METHODS = ("linkpipe", "tfidf", "title+tfidf", "cocitation")
-COLUMNS = ("recall@1", "recall@5", "recall@10", "precision@10", "anchor_overlap", "repeat_share")
+COLUMNS: tuple[str, ...] = ("recall@1", "recall@5", "recall@10", "precision@10", "anchor_overlap")
+COLUMNS += ("repeat_share", "well_formed")  # well_formed: linkpipe's anchors that are phrases
 
 Log = Callable[[str], None]
 
@@ -157,10 +159,12 @@ def run_seed(
 
 def code_digest() -> str:
     """sha1 (12 hex) of linkpipe's Python and SQL sources: which code produced a report."""
-    package = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha1()
-    for path in sorted([*package.rglob("*.py"), *(package.parent / "sql").rglob("*.sql")]):
-        digest.update(path.relative_to(package.parent).as_posix().encode() + path.read_bytes())
+    package, sql = (Path(str(files(name))) for name in ("linkpipe", "linkpipe.sql"))
+    sources = {f"linkpipe/{p.relative_to(package).as_posix()}": p for p in package.rglob("*.py")}
+    sources |= {f"sql/{p.relative_to(sql).as_posix()}": p for p in sql.rglob("*.sql")}
+    digest = hashlib.sha1()  # the same names in a checkout and in a wheel (linkpipe/sql/)
+    for name in sorted(n for n in sources if not n.startswith("linkpipe/sql/")):
+        digest.update(name.encode() + sources[name].read_bytes())
     return digest.hexdigest()[:12]
 
 

@@ -3,8 +3,11 @@
 Anchors are always words already in the source sentence (never invented), never generic, never
 inside a heading or an existing link. Exact mentions of the target's title, H1, slug or the
 anchors other pages already use for it win; otherwise the best 2-6 word window of the
-sentence that shares the most weighted terms with the target is chosen. Below a quality floor
-there is no anchor and the opportunity says it needs a new sentence. Across a site's
+sentence that shares the most weighted terms with the target is chosen. Every anchor is a
+well-formed phrase of its sentence (see :mod:`linkpipe.lib.text.phrases`): a window that is not
+gives way to the next best one, in the same sentence or the next; an exact mention that is not
+grows to the smallest well-formed phrase around it (and stays as it is when none fits). Below a quality floor there is no anchor
+and the opportunity says it needs a new sentence. Across a site's
 opportunities, :class:`AnchorLedger` keeps anchors varied and non-overlapping.
 """
 
@@ -15,12 +18,13 @@ import functools
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
 
 from linkpipe.lib.text.lexical import is_generic_anchor, phrase_key, tokens_with_offsets
+from linkpipe.lib.text.phrases import PhraseJudge, default_judge
 from linkpipe.lib.text.stopwords import STOPWORDS
 
 LINKABLE_BLOCKS = ("paragraph", "item", "quote", "cell")
@@ -45,10 +49,30 @@ class SourceText:
     text: str
     sentences: list[tuple[int, int, int, str]]  # (paragraph_idx, start, end, block_kind)
     link_spans: list[tuple[int, int]] = field(default_factory=list)
+    judge: PhraseJudge | None = None  # None: the installed parser (:func:`default_judge`)
 
     def __post_init__(self) -> None:
         self.tokens = tokens_with_offsets(self.text)
         self.stems = [t[0] for t in self.tokens]
+        if self.judge is None:
+            self.judge = default_judge()
+
+    def well_formed(self, start: int, end: int, sent_start: int, sent_end: int) -> bool:
+        """Whether ``text[start:end]`` is a well-formed phrase of the sentence
+        ``text[sent_start:sent_end]`` (see :mod:`linkpipe.lib.text.phrases`)."""
+        assert self.judge is not None
+        sentence = self.text[sent_start:sent_end]
+        return self.judge.well_formed(sentence, start - sent_start, end - sent_start)
+
+    def repair(
+        self, start: int, end: int, sent_start: int, sent_end: int
+    ) -> tuple[int, int] | None:
+        """The smallest well-formed phrase of the sentence around ``text[start:end]``, in
+        offsets of the text; None when there is none (see :meth:`PhraseJudge.repair`)."""
+        assert self.judge is not None
+        sentence = self.text[sent_start:sent_end]
+        span = self.judge.repair(sentence, start - sent_start, end - sent_start)
+        return None if span is None else (span[0] + sent_start, span[1] + sent_start)
 
     @functools.cached_property
     def ranges(self) -> list[SentenceRange]:
@@ -186,8 +210,15 @@ def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]
     for number, i, minus_n, kind in sorted(hits):
         sent = src.ranges[number]
         choice = _choice(src, sent, i, i - minus_n, kind, PHRASE_KIND_QUALITY[kind])
-        if not overlaps_link(src, choice.start, choice.end):
-            found.append(choice)
+        # A name the parse cannot fit into a phrase stays as it is: editors link names.
+        span = src.repair(choice.start, choice.end, sent[1], sent[2]) or (choice.start, choice.end)
+        if overlaps_link(src, *span):
+            continue
+        if span != (choice.start, choice.end):
+            choice = replace(
+                choice, anchor_text=src.text[span[0] : span[1]], start=span[0], end=span[1]
+            )
+        found.append(choice)
     return found
 
 
@@ -220,8 +251,10 @@ def best_windows(
                 quality = min(1.0, sum(matched) / 1.5) * (len(matched) / content) ** 0.5
                 score = quality + 0.03 * len(matched) + 0.05 * min(sentence_weight, 4.0)
                 choice = _choice(src, sent, i, j, "phrase", round(quality, 4))
-                if not overlaps_link(src, choice.start, choice.end) and not is_generic_anchor(
-                    choice.anchor_text
+                if (
+                    not overlaps_link(src, choice.start, choice.end)
+                    and not is_generic_anchor(choice.anchor_text)
+                    and src.well_formed(choice.start, choice.end, sent[1], sent[2])
                 ):
                     scored.append((score, choice))
     scored.sort(key=lambda t: (-t[0], t[1].start))

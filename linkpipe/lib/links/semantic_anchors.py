@@ -5,8 +5,10 @@ optimization". Every content word of a source gets a vector from the same model 
 (cached by text: a site's vocabulary is embedded once). Each candidate window of 2-6 words
 (edges on content words, never across punctuation, a heading or an existing link) is the mean
 of its word vectors, blended with the mean of its sentence; the window closest to the target's
-page vector wins, with a small bonus for words the target's own text uses. Exact mentions of
-the target's title or known anchors still come first.
+page vector wins, with a small bonus for words the target's own text uses. Only well-formed
+phrases are placed (see :mod:`linkpipe.lib.text.phrases`): a window that is not gives way to the
+next best, in its sentence or another. Exact mentions of the target's title or known anchors
+still come first.
 
 Cost: a source's words are embedded once (cached) and its windows' vectors are computed once,
 in batch with numpy; a (source, target) pair is one matrix-vector product over the windows and
@@ -54,6 +56,7 @@ class WindowVectors:
         self.first = np.array([w[0] for w in self.windows], dtype=np.int64)
         self.last = np.array([w[1] for w in self.windows], dtype=np.int64)
         self.generic: dict[int, bool] = {}  # window -> its words are generic, once looked at
+        self.formed: dict[int, bool] = {}  # window -> it is a well-formed phrase, once parsed
 
 
 @dataclass
@@ -228,6 +231,10 @@ def semantic_windows(
         if idx not in vecs.generic:
             vecs.generic[idx] = is_generic_anchor(src.text[start:end])
         if vecs.generic[idx]:
+            continue
+        if idx not in vecs.formed:
+            vecs.formed[idx] = src.well_formed(start, end, s, e)
+        if not vecs.formed[idx]:
             continue
         used_sentences.add(s)
         scaled = float((sims[idx] - QUALITY_FLOOR) / QUALITY_SPAN)  # in float32, as the vectors

@@ -99,17 +99,19 @@ def test_best_window_per_sentence_exact_names_first() -> None:
     target_vec = _encode(["continue", "reading"]).sum(axis=0)
     target_vec /= np.linalg.norm(target_vec)
     target = TargetProfile("/t", [("Layer masks", "title")], {"mask": 1.0})
-    # one window per sentence, best first, never the generic "Continue reading" (0.96)
+    # one window per sentence, best first, never the generic "Continue reading" (0.96), never
+    # a window that is no phrase ("Continue reading about layer" cuts "layer masks", "refresh
+    # archive" cuts "archive pages"): the next best well-formed one takes its place
     best = semantic_windows(src, windows, target, target_vec)
     assert [(c.anchor_text, c.quality) for c in best] == [
-        ("Continue reading about layer", 1.0),
-        ("refresh archive", 0.0),
+        ("reading about layer masks", 0.8121),
+        ("older articles", 0.0),
     ]
     # the exact title comes first, and a window overlapping it gives way
     choices = place_anchor_semantic(src, windows, target, target_vec, min_quality=0.0)
     assert [(c.anchor_text, c.start, c.source_kind) for c in choices] == [
         ("layer masks", TEXT.index("layer masks"), "title"),
-        ("refresh archive", TEXT.index("refresh"), "semantic"),
+        ("older articles", TEXT.index("older"), "semantic"),
     ]
     assert choices[0].sentence == "Continue reading about layer masks."
     assert choices[0].sentence_start == TEXT.index("Continue")

