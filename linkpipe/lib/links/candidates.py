@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from linkpipe.lib.links import anchor_reuse
+from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import (
     STOP_STEMS,
     AnchorChoice,
@@ -29,7 +31,7 @@ from linkpipe.lib.text.mentions import Mention
 from linkpipe.lib.text.tfidf import pair_cosines
 from linkpipe.lib.vectors.ann import AnnIndex
 
-__all__ = ["SiteContext", "SitePage", "build_candidates"]
+__all__ = ["Retrieved", "SiteContext", "SitePage", "build_candidates", "retrieve"]
 
 MIN_MENTION_PROBABILITY = 0.05  # a mention below this does not make a pair a candidate
 SINGLE_WORD_ANCHOR_PROBABILITY = 0.3  # a one-word name is an anchor when linked this often
@@ -60,6 +62,7 @@ class SiteContext:
             for t in targets:
                 self.linked_from[t].add(src)
         self._profiles: dict[str, TargetProfile] = {}
+        self._target_keys: dict[str, str] = {}
 
     def names(self, page: SitePage) -> list[tuple[str, str]]:
         """The phrases that name a page: title, H1 and the anchors other pages use for it."""
@@ -84,6 +87,13 @@ class SiteContext:
             )
             self._profiles[url] = TargetProfile(url, phrases, terms, single)
         return self._profiles[url]
+
+    def target_key(self, url: str) -> str:
+        """Digest of the target's profile and vector (see :mod:`anchor_reuse`; cached)."""
+        if url not in self._target_keys:
+            vector = self.vectors[self.row_of[url]].tobytes()
+            self._target_keys[url] = anchor_reuse.target_key(self.profile(url), vector)
+        return self._target_keys[url]
 
     def lexical_sims(self, source: str, targets: list[str]) -> np.ndarray:
         """TF-IDF cosine of the source with each target (0 for a page without a row)."""
@@ -165,6 +175,58 @@ class CandidateLimits:
     k_mention: int = 20  # pages the source names, by link probability
 
 
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """A source's candidate targets before anchors are placed: target -> (semantic rank or 0,
+    similarity), in order, and the targets its text names."""
+
+    source: str
+    neighbours: dict[str, tuple[int, float]]
+    named: dict[str, Mention]
+
+
+def retrieve(
+    site: SiteContext,
+    sources: list[str],
+    texts: dict[str, SourceText],
+    ann: AnnIndex,
+    limits: CandidateLimits,
+) -> list[Retrieved]:
+    """The candidate targets of each source (of the site): its ``k`` nearest pages by
+    embedding, ``k_lexical`` nearest by TF-IDF and the ``k_mention`` pages it names most
+    convincingly (title, H1 or known anchor, by link probability); pages the source already
+    links to in its content are skipped."""
+    sources = [s for s in sources if s in site.row_of]
+    if not sources:
+        return []
+    query = site.vectors[[site.row_of[s] for s in sources]]
+    # Already-linked pages do not use up the k places: search deeper for pages that link a lot.
+    most_linked = max(len(site.content_links.get(s, ())) for s in sources)
+    sims, ids = ann.search(query, min(limits.k + 1 + most_linked, limits.k + 1 + 200))
+    lexical_top = tfidf_neighbours(site, sources, limits.k_lexical + 1 + most_linked)
+    found = []
+    for qi, source in enumerate(sources):
+        src_text = texts.get(source)
+        named = named_targets(site, source, src_text) if src_text is not None else {}
+        neighbours = semantic_neighbours(site, source, ann, sims[qi], ids[qi], limits)
+        for target in other_targets(site, source, lexical_top[qi], named, limits):
+            if target not in neighbours:
+                sim = float(query[qi] @ site.vectors[site.row_of[target]])
+                neighbours[target] = (0, sim)
+        found.append(Retrieved(source, neighbours, named))
+    return found
+
+
+def pair_keys(
+    site: SiteContext, reuse: AnchorReuse | None, found: Retrieved, src: SourceText | None
+) -> list[str | None]:
+    """The anchor key of each candidate pair of a source (None without reuse or text)."""
+    if reuse is None or src is None:
+        return [None] * len(found.neighbours)
+    source = anchor_reuse.source_key(src)
+    return [reuse.key(source, site.target_key(t)) for t in found.neighbours]
+
+
 def build_candidates(
     site: SiteContext,
     sources: list[str],
@@ -176,38 +238,33 @@ def build_candidates(
     k_lexical: int = 10,
     k_mention: int = 20,
 ) -> list[CandidatePair]:
-    """Candidate rows for the given source pages (each a ``candidate_pairs`` row).
-
-    Candidates: the ``k`` nearest pages by embedding, the ``k_lexical`` nearest by TF-IDF and
-    the ``k_mention`` pages the source names most convincingly (title, H1 or known anchor, by
-    link probability); pages the source already links to in its content are skipped. With
-    ``word_vectors`` (see :func:`~linkpipe.lib.links.semantic_anchors.encode_sources`) anchors are placed semantically (see
-    semantic_anchors; a source's windows are made when it is reached, so memory holds one), else
-    lexically (see anchors)."""
+    """Candidate rows for the given source pages (each a ``candidate_pairs`` row): the
+    targets of :func:`retrieve` with their evidence and anchors. With ``word_vectors`` (see
+    :func:`~linkpipe.lib.links.semantic_anchors.encode_sources`) anchors are placed
+    semantically (see semantic_anchors), else lexically (see anchors)."""
     limits = CandidateLimits(k, min_similarity, k_lexical, k_mention)
-    sources = [s for s in sources if s in site.row_of]
-    if not sources:
-        return []
-    query = site.vectors[[site.row_of[s] for s in sources]]
-    # Already-linked pages do not use up the k places: search deeper for pages that link a lot.
-    most_linked = max(len(site.content_links.get(s, ())) for s in sources)
-    sims, ids = ann.search(query, min(k + 1 + most_linked, k + 1 + 200))
-    lexical_top = tfidf_neighbours(site, sources, k_lexical + 1 + most_linked)
+    found = retrieve(site, sources, texts, ann, limits)
+    return candidate_rows(site, found, texts, word_vectors, None)
+
+
+def candidate_rows(
+    site: SiteContext,
+    found: list[Retrieved],
+    texts: dict[str, SourceText],
+    word_vectors: TokenVectors | None,
+    reuse: AnchorReuse | None,
+) -> list[CandidatePair]:
+    """The rows of retrieved candidates; placements of pairs whose anchor key ``reuse`` knows
+    are taken from it (a source's windows are made when it is reached, so memory holds one)."""
     rows: list[CandidatePair] = []
-    for qi, source in enumerate(sources):
-        src_text = texts.get(source)
-        named = named_targets(site, source, src_text) if src_text is not None else {}
-        neighbours = semantic_neighbours(site, source, ann, sims[qi], ids[qi], limits)
-        extra = other_targets(site, source, lexical_top[qi], named, limits)
-        for target in extra:
-            if target not in neighbours:
-                sim = float(query[qi] @ site.vectors[site.row_of[target]])
-                neighbours[target] = (0, sim)
-        token_vecs = word_vectors.of(source) if word_vectors else None
+    for item in found:
+        src_text = texts.get(item.source)
+        keys = pair_keys(site, reuse, item, src_text)
+        token_vecs = word_vectors.of(item.source) if word_vectors else None
         vecs = None
         if token_vecs is not None and src_text is not None:
             vecs = window_vectors(src_text, token_vecs)
-        rows += pair_rows(site, source, neighbours, src_text, vecs, named)
+        rows += pair_rows(site, item, src_text, vecs, keys, reuse)
     return rows
 
 
@@ -257,44 +314,68 @@ def other_targets(
 
 def pair_rows(
     site: SiteContext,
-    source: str,
-    neighbours: dict[str, tuple[int, float]],
+    item: Retrieved,
     src_text: SourceText | None,
     vecs: WindowVectors | None,
-    named: dict[str, Mention],
+    keys: list[str | None],
+    reuse: AnchorReuse | None = None,
 ) -> list[CandidatePair]:
     """One row per target with its TF-IDF, mention and graph evidence and its anchors."""
-    lexical = site.lexical_sims(source, list(neighbours))
-    batch = window_sims(site, vecs, list(neighbours)) if src_text is not None else None
+    source, targets = item.source, list(item.neighbours)
+    lexical = site.lexical_sims(source, targets)
+    choices = _known_choices(keys, reuse)
+    # All targets' columns, whatever is known: a matrix product's last bits depend on its shape.
+    missing = src_text is not None and any(c is None for c in choices)
+    batch = window_sims(site, vecs, targets) if missing else None
     rows = []
-    for column, ((target, (rank, sim)), lex) in enumerate(
-        zip(neighbours.items(), lexical, strict=True)
-    ):
-        cocitation, shared = graph_signals(site, source, target)
-        sims = batch[:, column] if batch is not None else None
-        choices = _place(site, src_text, target, vecs, sims)
-        best = choices[0] if choices else None
-        title_match = (
-            best.quality if best and best.source_kind not in ("phrase", "semantic") else 0.0
-        )
-        mention = named.get(target)
-        rows.append(
-            CandidatePair(
-                source_url=source,
-                target_url=target,
-                semantic_rank=rank or None,
-                semantic_sim=round(sim, 6),
-                lexical_sim=round(float(lex), 6),
-                title_match=title_match,
-                mention_score=mention.probability if mention else 0.0,
-                mention_phrase=mention.phrase if mention else None,
-                mention_pages=mention.mentions if mention else None,
-                mention_links=mention.links if mention else None,
-                cocitation=round(cocitation, 6),
-                shared_neighbors=round(shared, 6),
-                already_linked_content=target in site.content_links.get(source, set()),
-                already_linked_nav=target in site.nav_links.get(source, set()),
-                anchors=tuple(choices),
-            )
-        )
+    for column, (target, lex, key) in enumerate(zip(targets, lexical, keys, strict=True)):
+        rank, sim = item.neighbours[target]
+        known = choices[column]
+        if known is None:
+            sims = batch[:, column] if batch is not None else None
+            known = tuple(_place(site, src_text, target, vecs, sims))
+        rows.append(_pair(site, item, target, rank, sim, float(lex), known, key))
     return rows
+
+
+def _known_choices(
+    keys: list[str | None], reuse: AnchorReuse | None
+) -> list[tuple[AnchorChoice, ...] | None]:
+    """The placements ``reuse`` knows for each key, None where they must be computed."""
+    return [reuse.take(k) if reuse is not None and k is not None else None for k in keys]
+
+
+def _pair(
+    site: SiteContext,
+    item: Retrieved,
+    target: str,
+    rank: int,
+    sim: float,
+    lex: float,
+    choices: tuple[AnchorChoice, ...],
+    key: str | None,
+) -> CandidatePair:
+    """The candidate row of one pair from its evidence and placements."""
+    source = item.source
+    cocitation, shared = graph_signals(site, source, target)
+    best = choices[0] if choices else None
+    title_match = best.quality if best and best.source_kind not in ("phrase", "semantic") else 0.0
+    mention = item.named.get(target)
+    return CandidatePair(
+        source_url=source,
+        target_url=target,
+        semantic_rank=rank or None,
+        semantic_sim=round(sim, 6),
+        lexical_sim=round(lex, 6),
+        title_match=title_match,
+        mention_score=mention.probability if mention else 0.0,
+        mention_phrase=mention.phrase if mention else None,
+        mention_pages=mention.mentions if mention else None,
+        mention_links=mention.links if mention else None,
+        cocitation=round(cocitation, 6),
+        shared_neighbors=round(shared, 6),
+        already_linked_content=target in site.content_links.get(source, set()),
+        already_linked_nav=target in site.nav_links.get(source, set()),
+        anchors=choices,
+        anchor_key=key,
+    )

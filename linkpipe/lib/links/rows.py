@@ -54,6 +54,7 @@ class CandidatePair:
     already_linked_content: bool
     already_linked_nav: bool
     anchors: tuple[AnchorChoice, ...] = ()  # best first: anchor_* columns, then the alternatives
+    anchor_key: str | None = None  # what ``anchors`` depend on (see links/anchor_reuse.py)
 
     @property
     def best_anchor(self) -> AnchorChoice | None:
@@ -79,25 +80,34 @@ class CandidatePair:
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> CandidatePair:
         """The row of a ``candidate_pairs`` record as read from DuckDB."""
-        best = (
-            (
-                AnchorChoice(
-                    record["anchor_text"],
-                    record["anchor_start"],
-                    record["anchor_end"],
-                    record["sentence"],
-                    record["sentence_start"],
-                    record["paragraph_idx"],
-                    record["anchor_source"],
-                    record["anchor_quality"],
-                ),
-            )
-            if record["anchor_text"]
-            else ()
-        )
-        columns = {f.name: record[f.name] for f in fields(cls) if f.name != "anchors"}
+        skip = ("anchors", "anchor_key")
+        columns = {f.name: record[f.name] for f in fields(cls) if f.name not in skip}
         columns["mention_score"] = columns["mention_score"] or 0.0
-        return cls(**columns, anchors=best + decode_alternatives(record["anchor_alternatives"]))
+        return cls(
+            **columns, anchors=anchors_of_record(record), anchor_key=record.get("anchor_key")
+        )
+
+
+def anchors_of_record(record: Mapping[str, Any]) -> tuple[AnchorChoice, ...]:
+    """The placements of a ``candidate_pairs`` record, best first (the ``anchor_*`` columns,
+    then ``anchor_alternatives``)."""
+    best = (
+        (
+            AnchorChoice(
+                record["anchor_text"],
+                record["anchor_start"],
+                record["anchor_end"],
+                record["sentence"],
+                record["sentence_start"],
+                record["paragraph_idx"],
+                record["anchor_source"],
+                record["anchor_quality"],
+            ),
+        )
+        if record["anchor_text"]
+        else ()
+    )
+    return best + decode_alternatives(record["anchor_alternatives"])
 
 
 @dataclass(frozen=True, slots=True)

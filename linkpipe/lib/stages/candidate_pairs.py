@@ -1,4 +1,9 @@
-"""candidate_pairs for one shard: semantic, lexical and mention neighbours with anchors."""
+"""candidate_pairs for one shard: semantic, lexical and mention neighbours with anchors.
+
+Incremental by content: every source's candidates and evidence are recomputed each crawl (cheap),
+but a pair's anchor placements are taken from the previous crawl's row with the same anchor key
+(see :mod:`linkpipe.lib.links.anchor_reuse`): the latest earlier crawl of the same start URL
+with ``candidate_pairs`` rows in the shard."""
 
 from __future__ import annotations
 
@@ -10,9 +15,16 @@ import duckdb
 import numpy as np
 
 from linkpipe.lib import progress
-from linkpipe.lib.links.anchors import SourceText
-from linkpipe.lib.links.candidates import SiteContext, build_candidates
-from linkpipe.lib.links.rows import CandidatePair, records
+from linkpipe.lib.links.anchor_reuse import AnchorReuse
+from linkpipe.lib.links.anchors import AnchorChoice, SourceText
+from linkpipe.lib.links.candidates import (
+    CandidateLimits,
+    SiteContext,
+    candidate_rows,
+    pair_keys,
+    retrieve,
+)
+from linkpipe.lib.links.rows import CandidatePair, anchors_of_record, records
 from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
 from linkpipe.lib.stages.ann_index import load_ann_index
 from linkpipe.lib.stages.common import StageResult, preview
@@ -59,30 +71,44 @@ def _source_texts(
 
 
 def materialize_candidate_pairs(
-    db_path: str | Path, crawl_id: str, shard: int, model: str, k: int = 20
+    db_path: str | Path, crawl_id: str, shard: int, model: str, k: int = 20, reuse: bool = True
 ) -> StageResult:
     """Semantic, lexical and named candidates for the shard's source pages, with anchors placed
     semantically (sentence and word vectors, cached), whatever the site's size.
 
     Reads the crawl's site models (``site_models`` asset), embeddings, ANN index and existing
-    links, and the shard's own main texts, sentences and link spans."""
+    links, the shard's own main texts, sentences and link spans, and (``reuse``) the previous
+    crawl's placements of the shard by anchor key."""
     site = load_site_context(db_path, crawl_id)
     ann = load_ann_index(db_path, crawl_id)
     with open_db(db_path) as con:
         texts = _source_texts(con, crawl_id, shard)
+        previous = _previous_placements(con, crawl_id, shard) if reuse else ({}, None)
     encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
-    rows = shard_candidates(site, ann, texts, shard, encode, k)
+    known = AnchorReuse(f"{model}|{'semantic' if encode else 'lexical'}", previous[0])
+    rows = shard_candidates(site, ann, texts, shard, encode, k, known)
     with open_db(db_path) as con:
         written = write_partition(con, crawl_id, {"candidate_pairs": records(rows)}, shard=shard)
     closest = sorted(rows, key=lambda r: -r.semantic_sim)[:5]
+    meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": len(rows)}
+    meta |= {"anchors_reused": known.reused, "reused_from": previous[1] or ""}
     return StageResult(
         written,
-        preview(
-            records(closest),
-            ["source_url", "target_url", "semantic_sim", "anchor_text"],
-        ),
-        {"anchor_mode": "semantic", "sources": len(texts)},
+        preview(records(closest), ["source_url", "target_url", "semantic_sim", "anchor_text"]),
+        meta,
     )
+
+
+def _previous_placements(
+    con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int
+) -> tuple[dict[str, tuple[AnchorChoice, ...]], str | None]:
+    """Placements of the shard's pairs in the previous crawl by anchor key, and that crawl."""
+    found = fetch_dicts(con, "read/select_previous_candidates_crawl", [crawl_id, shard])
+    if not found:
+        return {}, None
+    previous = found[0]["crawl_id"]
+    rows = fetch_dicts(con, "read/select_shard_placements", [previous, shard])
+    return {r["anchor_key"]: anchors_of_record(r) for r in rows}, previous
 
 
 def anchor_encoder(db_path: str | Path, embedder: Embedder, shard: int) -> EncodeFn:
@@ -101,15 +127,23 @@ def shard_candidates(
     shard: int,
     encode: EncodeFn | None,
     k: int,
+    reuse: AnchorReuse | None = None,
 ) -> list[CandidatePair]:
-    """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time (their words
-    embedded in one call); anchors are placed semantically with ``encode``, lexically without."""
+    """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time; anchors are
+    placed semantically with ``encode`` (the words of a batch's sources embedded in one call),
+    lexically without. Sources all of whose pairs ``reuse`` knows are not encoded at all."""
     sources = sorted(texts)
+    limits = CandidateLimits(k=k)
     rows: list[CandidatePair] = []
     for i in range(0, len(sources), SOURCE_BATCH):
-        batch = sources[i : i + SOURCE_BATCH]
-        vectors = encode_sources({u: texts[u] for u in batch}, encode) if encode else None
-        rows += build_candidates(site, batch, texts, ann, k=k, word_vectors=vectors)
+        found = retrieve(site, sources[i : i + SOURCE_BATCH], texts, ann, limits)
+        new = [
+            f.source
+            for f in found
+            if reuse is None or not reuse.covers(pair_keys(site, reuse, f, texts.get(f.source)))
+        ]
+        vectors = encode_sources({u: texts[u] for u in new}, encode) if encode and new else None
+        rows += candidate_rows(site, found, texts, vectors, reuse)
         done = min(i + SOURCE_BATCH, len(sources))
         progress.report(f"candidates shard {shard}", done, len(sources))
     return rows

@@ -1,0 +1,85 @@
+"""Anchor placements kept from the previous crawl when nothing they depend on changed.
+
+Placing anchors is most of a candidate pair's cost (word vectors of the source, window scores,
+phrase checks). The placements of a pair are a function of:
+
+* the source's main text, its sentences and its existing-link spans;
+* the target's profile (phrases and weighted terms, see ``SiteContext.profile``) and vector;
+* the embedding model, whether placement is semantic or lexical, and the placing code.
+
+Their digest is the pair's *anchor key*, stored with each ``candidate_pairs`` row. A source of
+this crawl recomputes only the pairs whose key is not among the previous crawl's rows; a
+source all of whose pairs are known is not even encoded. Everything else of a row (which
+targets are candidates, similarities, mentions, graph signals) is recomputed every crawl, so
+a source's candidate neighbourhood may change freely: reuse changes cost, never rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from functools import cache
+from importlib import resources
+
+from linkpipe.lib.links.anchors import AnchorChoice, SourceText, TargetProfile
+
+# Modules whose code decides placements: an edit to any of them changes every key.
+_PLACING_MODULES = (
+    ("linkpipe.lib.links", ("anchors.py", "semantic_anchors.py", "candidates.py")),
+    ("linkpipe.lib.text", ("phrases.py", "lexical.py", "stopwords.py")),
+)
+
+
+@cache
+def placing_code_digest() -> str:
+    """sha1 of the source files of the placing code (read once per process)."""
+    digest = hashlib.sha1()
+    for package, names in _PLACING_MODULES:
+        for name in names:
+            path = resources.files(package) / name
+            if path.is_file():
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def source_key(src: SourceText) -> str:
+    """Digest of what a source contributes to its placements."""
+    digest = hashlib.sha1(src.text.encode("utf-8", "surrogatepass"))
+    digest.update(repr((src.sentences, src.link_spans)).encode())
+    return digest.hexdigest()
+
+
+def target_key(profile: TargetProfile, vector_bytes: bytes) -> str:
+    """Digest of what a target contributes to its placements."""
+    terms = sorted(profile.terms.items())
+    single = sorted(profile.single_words)
+    digest = hashlib.sha1(repr((profile.url, profile.phrases, terms, single)).encode())
+    digest.update(vector_bytes)
+    return digest.hexdigest()
+
+
+class AnchorReuse:
+    """Pair keys of this crawl and the placements of the previous crawl's rows by key."""
+
+    def __init__(
+        self, mode: str, known: Mapping[str, tuple[AnchorChoice, ...]] | None = None
+    ) -> None:
+        """``mode``: the embedding model and whether placement is semantic or lexical."""
+        self.salt = f"{placing_code_digest()}|{mode}"
+        self.known = dict(known or {})
+        self.reused = 0
+
+    def key(self, source: str, target: str) -> str:
+        """The anchor key of a pair, from its source and target digests."""
+        return hashlib.sha1(f"{self.salt}|{source}|{target}".encode()).hexdigest()[:32]
+
+    def covers(self, keys: Iterable[str | None]) -> bool:
+        """Whether every one of the pair keys has known placements (None: no key, unknown)."""
+        return all(k is not None and k in self.known for k in keys)
+
+    def take(self, key: str) -> tuple[AnchorChoice, ...] | None:
+        """The known placements of a pair key (counted as reused), None when unknown."""
+        found = self.known.get(key)
+        if found is not None:
+            self.reused += 1
+        return found
