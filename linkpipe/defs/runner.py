@@ -16,11 +16,20 @@ from pathlib import Path
 import dagster as dg
 
 from linkpipe.defs import assets as A
+from linkpipe.defs.checks import failed_check_message
+from linkpipe.defs.jobs import materialize_step
 from linkpipe.defs.partitions import CRAWLS
-from linkpipe.defs.resources import LinkpipeSettings
+from linkpipe.defs.recovery import OWNER_TAG, release_dead_runs
+from linkpipe.defs.resources import LinkpipeSettings, resources_for
 from linkpipe.defs.shard_pool import default_workers, run_parallel
 from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.retention import DEFAULT_KEEP_CRAWLS
+from linkpipe.lib.run_status import (
+    finish_run_in,
+    process_owner,
+    set_step,
+    start_run,
+)
 
 DAGSTER_YAML = """\
 # written by linkpipe (rewritten when linkpipe's defaults change; remove this line to keep edits)
@@ -65,22 +74,40 @@ def _materialize(
     instance: dg.DagsterInstance,
     settings: LinkpipeSettings,
 ) -> None:
-    result = dg.materialize(
-        A.ALL_ASSETS,
-        selection=assets,
+    result = materialize_step(  # dg.materialize, the run named after the step's job
+        assets,
         partition_key=partition_key,
         instance=instance,
-        resources={"settings": settings},
+        resources=resources_for(settings),
         run_config={"loggers": {"console": {"config": {"log_level": LOG_LEVEL}}}},
-        raise_on_error=False,
+        tags={OWNER_TAG: process_owner()},
     )
     if not result.success:
+        if failed_check := failed_check_message(result.all_events):
+            raise RunFailed(failed_check)
         for event in result.all_events:
             if event.is_step_failure:
                 err = event.step_failure_data.error
                 message = err.cause.message if err and err.cause else (err.message if err else "")
                 raise RunFailed(f"{event.step_key} failed: {message.strip().splitlines()[-1]}")
         raise RunFailed("the run failed")
+
+
+Step = tuple[str, list[dg.AssetsDefinition], bool]
+
+
+def _steps(stages: tuple[str, ...]) -> list[Step]:
+    """(label, assets, by shard) of each step that has assets among ``stages``."""
+    steps: list[Step] = [
+        ("crawl and link graph", A.SITE_ASSETS, False),
+        ("summaries and embeddings", A.PAGE_ASSETS_1, True),
+        ("nearest-neighbour index and site models", A.INDEX_ASSETS, False),
+        ("candidates and anchors", A.PAGE_ASSETS_2, True),
+        ("scoring and clusters", A.FINAL_ASSETS, False),
+    ]
+    if "all" not in stages:
+        steps = [(s, [a for a in assets if a.key.path[-1] in stages], b) for s, assets, b in steps]
+    return [step for step in steps if step[1]]
 
 
 def run_graph(
@@ -98,34 +125,57 @@ def run_graph(
     ``stages`` names the assets to run (``"all"``: every one); ``workers`` is the number of
     processes for the shards of a page step (default: one per core, at most one per shard);
     ``keep_crawls`` the crawls of the site the published copy holds (default 7).
+
+    The run is recorded in ``crawl_runs``: running with this process as owner, then failed or
+    interrupted (with the error) when a step fails or the run is stopped, ``partial`` when the
+    chosen stages end before the published snapshot, which marks the crawl complete. Runs of
+    dead processes are released first (:func:`recovery.release_dead_runs`).
     """
     instance = instance or instance_for(db_path)
+    release_dead_runs(instance, db_path)
     if not instance.has_dynamic_partition(CRAWLS, crawl_id):
         instance.add_dynamic_partitions(CRAWLS, [crawl_id])
     settings = LinkpipeSettings(db_path=str(db_path), model=model, keep_crawls=keep_crawls)
-    workers = workers or default_workers(DEFAULT_SHARDS)
-    steps: list[tuple[str, list[dg.AssetsDefinition], bool]] = [
-        ("crawl and link graph", A.SITE_ASSETS, False),
-        ("summaries and embeddings", A.PAGE_ASSETS_1, True),
-        ("nearest-neighbour index and site models", A.INDEX_ASSETS, False),
-        ("candidates and anchors", A.PAGE_ASSETS_2, True),
-        ("scoring and clusters", A.FINAL_ASSETS, False),
-    ]
-    for label, assets, by_shard in steps:
-        if "all" not in stages:
-            assets = [a for a in assets if a.key.path[-1] in stages]
-        if not assets:
-            continue
-        if on_step:
-            on_step(label)
-        if not by_shard:
-            _materialize(assets, crawl_id, instance, settings)
-        elif workers > 1:
-            names = [a.key.path[-1] for a in assets]
-            run_parallel(materialize_shard, names, _shard_keys(crawl_id), db_path, model, workers)
+    steps = _steps(stages)
+    if not steps:
+        return
+    start_run(db_path, crawl_id, steps[0][0])
+    try:
+        for label, assets, by_shard in steps:
+            set_step(db_path, crawl_id, label)
+            if on_step:
+                on_step(label)
+            _run_step(assets, by_shard, crawl_id, instance, settings, workers)
+    except BaseException as exc:
+        if isinstance(exc, Exception):
+            finish_run_in(db_path, crawl_id, "failed", str(exc) or type(exc).__name__)
         else:
-            for key in _shard_keys(crawl_id):
-                _materialize(assets, dg.MultiPartitionKey(key), instance, settings)
+            finish_run_in(db_path, crawl_id, "interrupted", f"stopped ({type(exc).__name__})")
+        raise
+    if not any(a.key.path[-1] == "published_snapshot" for _, assets, _ in steps for a in assets):
+        finish_run_in(db_path, crawl_id, "partial")
+
+
+def _run_step(
+    assets: list[dg.AssetsDefinition],
+    by_shard: bool,
+    crawl_id: str,
+    instance: dg.DagsterInstance,
+    settings: LinkpipeSettings,
+    workers: int | None,
+) -> None:
+    """One step: a site-level run here, or the shards of a page-level step (in parallel
+    processes when ``workers`` > 1)."""
+    workers = workers or default_workers(DEFAULT_SHARDS)
+    if not by_shard:
+        _materialize(assets, crawl_id, instance, settings)
+    elif workers > 1:
+        names = [a.key.path[-1] for a in assets]
+        keys = _shard_keys(crawl_id)
+        run_parallel(materialize_shard, names, keys, settings.db_path, settings.model, workers)
+    else:
+        for key in _shard_keys(crawl_id):
+            _materialize(assets, dg.MultiPartitionKey(key), instance, settings)
 
 
 def materialize_shard(

@@ -6,6 +6,10 @@ stages open the database only briefly, to read their inputs and to write their p
 ``storage.open_db`` waits while another process holds the file, so the heavy work of the shards
 (extraction, embedding, candidates and anchors) overlaps. Progress reports of the workers are
 forwarded to the parent's reporter through a queue.
+
+A failure, Ctrl-C or SIGTERM in the parent terminates the workers at once (``Pool.terminate``);
+a worker whose parent process died (``kill -9``) ends itself within a second, so no orphan
+keeps writing into the database while the next run starts.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ import multiprocessing
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from multiprocessing.pool import AsyncResult
 from multiprocessing.queues import Queue
 from pathlib import Path
 
@@ -35,10 +40,22 @@ def default_workers(n_shards: int) -> int:
     return max(1, min(wanted, n_shards))
 
 
-def _worker_init(reports: Queue[ProgressItem], dagster_home: str) -> None:
-    """In each worker: forward progress reports to the parent, use the parent's instance."""
+def _worker_init(reports: Queue[ProgressItem], dagster_home: str, parent: int) -> None:
+    """In each worker: forward progress reports to the parent, use the parent's instance, and
+    end when the parent process is gone."""
     os.environ["DAGSTER_HOME"] = dagster_home
     progress.set_reporter(lambda stage, done, total: reports.put((stage, done, total)))
+    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    """Kill this process as soon as process ``parent`` no longer exists."""
+    while True:
+        time.sleep(0.5)
+        try:
+            os.kill(parent, 0)
+        except (ProcessLookupError, PermissionError):  # gone, or its pid now another user's
+            os._exit(1)
 
 
 def _forward(reports: Queue[ProgressItem]) -> None:
@@ -71,17 +88,23 @@ def run_parallel(
     forwarder.start()
     home = os.environ.get("DAGSTER_HOME", "")
     try:
-        with ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_worker_init, initargs=(reports, home)
-        ) as pool:
-            futures = [
-                pool.submit(job, list(asset_names), key, str(db_path), model) for key in keys
-            ]
-            done, pending = wait(futures, return_when=FIRST_EXCEPTION)
-            for future in pending:
-                future.cancel()
-            for future in done:
-                future.result()  # raises the first failure
+        # Leaving the block on a failure or an interrupt terminates the workers at once.
+        with context.Pool(workers, _worker_init, (reports, home, os.getpid())) as pool:
+            args = [(list(asset_names), key, str(db_path), model) for key in keys]
+            _wait_all([pool.apply_async(job, a) for a in args])
+            pool.close()  # done: let the idle workers exit by themselves
+            pool.join()
     finally:
         reports.put(_STOP)
         forwarder.join(timeout=5)
+
+
+def _wait_all(results: list[AsyncResult[None]]) -> None:
+    """Wait for every result; raise the first failure as soon as it happens."""
+    pending = list(results)
+    while pending:
+        for result in [r for r in pending if r.ready()]:
+            result.get()  # raises the job's exception
+            pending.remove(result)
+        if pending:
+            pending[0].wait(0.2)

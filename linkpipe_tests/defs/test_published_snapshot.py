@@ -3,6 +3,7 @@
 import duckdb
 
 from linkpipe.defs.runner import run_graph
+from linkpipe.lib.run_status import finish_run
 from linkpipe.lib.stages.crawl_export import register_crawl
 from linkpipe.lib.storage import open_db, write_partition
 
@@ -16,6 +17,7 @@ def test_published_snapshot_keeps_the_crawls_the_run_asks_for(tmp_path, fake_mod
             write_partition(
                 con, crawl_id, {"crawl_links": [{"source_url": crawl_id, "target_url": "x"}]}
             )
+            finish_run(con, crawl_id, "complete")
     run_graph(db, "c08", fake_model, stages=("published_snapshot",), keep_crawls=8)
     published = tmp_path / "p.published.duckdb"
     con = duckdb.connect(str(published), read_only=True)

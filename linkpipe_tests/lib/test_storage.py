@@ -9,6 +9,7 @@ import pytest
 from linkpipe.lib import retention, storage
 from linkpipe.lib.hashing import text_hash
 from linkpipe.lib.retention import crawls_beyond, prune_crawls, publish_copy
+from linkpipe.lib.run_status import finish_run
 from linkpipe.lib.storage import (
     CopiedRows,
     StorageError,
@@ -332,6 +333,7 @@ def _history(db):
     with open_db(db) as con:
         for crawl_id, site in [("a1", "a"), ("a2", "a"), ("b1", "b"), ("a3", "a"), ("a4", "a")]:
             _crawl(con, crawl_id, f"http://{site}.test/", None)
+            finish_run(con, crawl_id, "complete")
             write_partition(
                 con, crawl_id, {"crawl_links": [{"source_url": crawl_id, "target_url": "t"}]}
             )
@@ -390,6 +392,24 @@ def test_prune_keeps_the_most_recent_crawls_of_each_site(tmp_path):
         assert crawls_beyond(con, 1) == ["a3"]
         with pytest.raises(ValueError, match="at least one"):
             prune_crawls(con, 0)
+
+
+def test_failed_and_running_crawls_never_push_out_complete_ones(tmp_path):
+    db = tmp_path / "t.duckdb"
+    _history(db)  # a1..a4 complete
+    with open_db(db) as con:
+        for crawl_id, status in [("a5", "failed"), ("a6", "killed"), ("a7", "running")]:
+            _crawl(con, crawl_id, "http://a.test/", None)
+            finish_run(con, crawl_id, status)
+        # three unfinished crawls newer than every complete one: all kept, a3 and a4 too
+        assert crawls_beyond(con, 2) == ["a1", "a2"]
+        finish_run(con, "a7", "complete")  # a7 completes: a5, a6 (older, unfinished) go
+        assert crawls_beyond(con, 2) == ["a1", "a2", "a3", "a5", "a6"]
+        assert crawls_beyond(con, 5) == ["a5", "a6"]
+        for crawl_id in ("a8", "a9"):  # crawl-only runs count, but never push out a7
+            _crawl(con, crawl_id, "http://a.test/", None)
+            finish_run(con, crawl_id, "partial")
+        assert crawls_beyond(con, 1) == ["a1", "a2", "a3", "a4", "a5", "a6", "a8"]
 
 
 def test_prune_is_one_transaction(tmp_path, monkeypatch):

@@ -191,8 +191,11 @@ CREATE TABLE IF NOT EXISTS candidate_pairs (
     sentence VARCHAR,
     sentence_start INTEGER,
     paragraph_idx INTEGER,
-    anchor_alternatives JSON         -- further placements, best first, for anchor variety
+    anchor_alternatives JSON,        -- further placements, best first, for anchor variety
+    anchor_key VARCHAR               -- what the placements depend on (links/anchor_reuse.py)
 );
+-- Files written before anchor reuse: the column is added at the end, as above.
+ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS anchor_key VARCHAR;
 
 CREATE TABLE IF NOT EXISTS link_opportunities (
     crawl_id VARCHAR NOT NULL,
@@ -328,9 +331,46 @@ CREATE TABLE IF NOT EXISTS site_names (
     self_mention BOOLEAN             -- the target's own main text contains it
 );
 
+-- How each crawl's run went. A crawl is shown by the v_* views only once complete; the rest
+-- are listed by v_crawl_runs with their status and error, never as empty data.
+CREATE TABLE IF NOT EXISTS crawl_runs (
+    crawl_id VARCHAR PRIMARY KEY,
+    status VARCHAR NOT NULL,         -- running | partial | complete | failed | interrupted | killed
+    step VARCHAR,                    -- the step running, or the one that failed
+    started_at TIMESTAMP,
+    finished_at TIMESTAMP,
+    error VARCHAR,                   -- one line, for failed and killed runs
+    owner VARCHAR                    -- host:pid:start-ticks of the process that runs it
+);
+
+-- Files written before crawl_runs existed: a crawl with suggestions had completed.
+INSERT INTO crawl_runs (crawl_id, status, finished_at)
+SELECT c.crawl_id, 'complete', c.created_at FROM crawls c
+WHERE EXISTS (SELECT 1 FROM link_opportunities o WHERE o.crawl_id = c.crawl_id)
+  AND NOT EXISTS (SELECT 1 FROM crawl_runs r WHERE r.crawl_id = c.crawl_id);
+
 -- Which schema and views the file holds: the sha1 of schema/create_tables.sql and
 -- schema/views.sql that last ran on it. storage.connect skips both when it matches.
 CREATE TABLE IF NOT EXISTS linkpipe_schema (
     id INTEGER PRIMARY KEY,
     sql_hash VARCHAR NOT NULL
+);
+
+-- What-if scenarios (`linkpipe whatif`): each page's PageRank, click depth and orphan status
+-- before and after a crawl's chosen suggestions are implemented. Site-level scratch, keyed by
+-- crawl_id + scenario; a rerun of the scenario replaces its rows.
+CREATE TABLE IF NOT EXISTS whatif_pages (
+    crawl_id VARCHAR NOT NULL,
+    scenario VARCHAR NOT NULL,       -- accepted | top-N
+    url VARCHAR NOT NULL,
+    indexable BOOLEAN,
+    links_added INTEGER,             -- chosen suggestions that point to the page
+    pagerank_before DOUBLE,          -- = page_link_metrics.pagerank of the crawl
+    pagerank_after DOUBLE,
+    pagerank_gain DOUBLE,            -- after - before
+    click_depth_before INTEGER,      -- NULL when unreachable from the start page
+    click_depth_after INTEGER,
+    is_orphan_before BOOLEAN,
+    is_orphan_after BOOLEAN,
+    created_at TIMESTAMP DEFAULT current_timestamp
 );

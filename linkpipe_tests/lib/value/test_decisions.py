@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from linkpipe.lib.importers import ImportFormatError
+from linkpipe.lib.run_status import finish_run
 from linkpipe.lib.storage import open_db, write_partition
 from linkpipe.lib.value.decisions import read_decisions_csv, save_decisions
 
@@ -82,6 +83,7 @@ def test_decisions_upsert_and_drive_the_opportunity_view(tmp_path):
                 ]
             },
         )
+        finish_run(con, "c1", "complete")  # only a complete crawl is the views' latest
     path = write(
         tmp_path,
         "source_url,target_url,decision\nhttp://s.test/a/,http://s.test/b/,rejected\n"

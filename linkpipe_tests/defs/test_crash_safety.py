@@ -1,0 +1,163 @@
+"""A run killed (SIGKILL) at any step, or stopped (SIGTERM), leaves a database and a Dagster
+instance on which the next run starts and completes; the previous crawl stays the latest and
+published one until then, and the dead runs are listed with their status."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+from dagster._core.storage.dagster_run import NOT_FINISHED_STATUSES
+
+from linkpipe.defs.partitions import WRITER_POOL
+from linkpipe.defs.runner import instance_for
+
+STEPS = [
+    "crawl and link graph",
+    "summaries and embeddings",
+    "nearest-neighbour index and site models",
+    "candidates and anchors",
+    "scoring and clusters",
+]
+RUN_TIMEOUT_S = 300
+
+
+def _start(db: Path, url: str, crawl_id: str, model: str) -> subprocess.Popen[str]:
+    argv = ["run", url, "--db", str(db), "--model", model, "--crawl-id", crawl_id]
+    return subprocess.Popen(
+        [sys.executable, "-m", "linkpipe.cli.main", *argv, "--max-pages", "25"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its workers share the session: we can tell when all ended
+    )
+
+
+def _signal_at(proc: subprocess.Popen[str], step: str, sig: int) -> float:
+    """Send ``sig`` one second into ``step``; return the seconds the process took to exit."""
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.strip() == f"> {step}":
+            time.sleep(1.0)
+            break
+    else:
+        pytest.fail(f"the run ended before {step!r}")
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    proc.communicate(timeout=60)
+    return time.monotonic() - sent
+
+
+def _session_processes(sid: int) -> list[str]:
+    out = subprocess.run(["pgrep", "-s", str(sid)], capture_output=True, text=True).stdout
+    return out.split()
+
+
+def _wait_session_ends(sid: int, within_s: float = 10.0) -> None:
+    deadline = time.monotonic() + within_s
+    while _session_processes(sid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _session_processes(sid) == [], "worker processes outlived their run"
+
+
+def _complete_run(db: Path, url: str, crawl_id: str, model: str) -> None:
+    proc = _start(db, url, crawl_id, model)
+    _, err = proc.communicate(timeout=RUN_TIMEOUT_S)
+    assert proc.returncode == 0, err[-2000:]
+
+
+def _latest(path: Path) -> str:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        row = con.execute("SELECT crawl_id FROM v_latest_crawl").fetchone()
+        return row[0] if row else ""
+    finally:
+        con.close()
+
+
+def _runs(db: Path) -> dict[str, tuple[str, str | None, str | None]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute("SELECT crawl_id, status, step, error FROM v_crawl_runs").fetchall()
+    finally:
+        con.close()
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
+def _assert_instance_clean(db: Path) -> None:
+    instance = instance_for(db)
+    unfinished = instance.get_runs(filters=dg.RunsFilter(statuses=NOT_FINISHED_STATUSES))
+    assert unfinished == []
+    info = instance.event_log_storage.get_concurrency_info(WRITER_POOL)
+    assert info.claimed_slots == []
+
+
+@pytest.mark.slow
+def test_killed_and_stopped_runs_leave_a_database_the_next_run_completes(
+    tmp_path, demo_site, fake_model
+):
+    db = tmp_path / "site.duckdb"
+    published = tmp_path / "site.published.duckdb"
+    url = demo_site.base_url + "/"
+    _complete_run(db, url, "base", fake_model)
+    for i, step in enumerate(STEPS):
+        proc = _start(db, url, f"killed{i}", fake_model)
+        _signal_at(proc, step, signal.SIGKILL)
+        _wait_session_ends(proc.pid)
+        assert _latest(db) == _latest(published) == "base"
+
+    proc = _start(db, url, "stopped", fake_model)
+    seconds = _signal_at(proc, "candidates and anchors", signal.SIGTERM)
+    assert proc.returncode == 130 and seconds < 15
+    _wait_session_ends(proc.pid)
+    assert _latest(db) == _latest(published) == "base"
+
+    runs = _runs(db)
+    for i, step in enumerate(STEPS):
+        status, at, error = runs[f"killed{i}"]
+        assert status == "killed" and at == step
+        assert error == f"the process running it died during {step}"
+    assert runs["stopped"] == (
+        "interrupted",
+        "candidates and anchors",
+        "stopped (KeyboardInterrupt)",
+    )
+    assert runs["base"][0] == "complete"
+
+    _complete_run(db, url, "next", fake_model)
+    assert _latest(db) == _latest(published) == "next"
+    runs = _runs(db)  # unfinished crawls older than a finished one are pruned
+    assert {c: r[0] for c, r in runs.items()} == {"base": "complete", "next": "complete"}
+    _assert_instance_clean(db)
+
+
+def test_a_failed_step_is_recorded_and_never_shown_as_empty_data(tmp_path, demo_site, fake_model):
+    from linkpipe.defs.runner import RunFailed, run_graph
+    from linkpipe.lib.stages.crawl_export import register_crawl
+
+    db = tmp_path / "site.duckdb"
+    register_crawl(db, "good", demo_site.base_url + "/", "crawler", "", {"max_pages": 30})
+    run_graph(db, "good", fake_model, workers=1)
+    register_crawl(db, "bad", "http://127.0.0.1:9/", "crawler", "", {"max_pages": 5})
+    with pytest.raises(RunFailed, match="crawl_export failed"):
+        run_graph(db, "bad", fake_model, workers=1)
+    runs = _runs(db)
+    assert runs["good"][0] == "complete"
+    status, step, error = runs["bad"]
+    assert (status, step) == ("failed", "crawl and link graph")
+    assert error is not None and "crawl_export failed" in error
+    assert _latest(db) == "good"
+    con = duckdb.connect(str(db), read_only=True)
+    try:  # the page views show the complete crawl, not the failed one's empty partitions
+        assert con.execute("SELECT count(*) FROM v_page_metrics").fetchone()[0] > 0
+        assert con.execute("SELECT count(*) FROM v_opportunities").fetchone()[0] > 0
+    finally:
+        con.close()
+    assert os.path.exists(tmp_path / "site.published.duckdb")
