@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 MODEL_ENV = "LINKPIPE_MODEL"
+DEBUG_HELP = "on an error, print the Python traceback and Dagster's error log as well"
 CONFIG_HELP = (
     "TOML settings stored with the crawl: [crawl], [indexability], [page_types], [graph], [scoring]"
 )
@@ -56,7 +57,7 @@ def add_max_pages(parser: argparse.ArgumentParser, default: int | None = None) -
     text = f"{default:,}" if default is not None else "[crawl] max_pages of --config, else 10,000"
     parser.add_argument(
         "--max-pages",
-        type=int,
+        type=positive_int,
         default=default,
         metavar="N",
         help=f"stop the crawl after N pages (default: {text})",
@@ -85,6 +86,30 @@ def positive_int(text: str) -> int:
     return value
 
 
+def seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds, at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
+    return value
+
+
+def add_wait(parser: argparse.ArgumentParser, default: float = 60.0) -> None:
+    """``--wait SECONDS``: how long a reader waits for a run that holds the database when
+    there is no published copy to read instead."""
+    parser.add_argument(
+        "--wait",
+        type=seconds,
+        default=default,
+        metavar="SECONDS",
+        help="while a run holds the database and has published no copy yet, wait this long for "
+        f"it before giving up (default: {default:g})",
+    )
+
+
 def add_keep_crawls(parser: argparse.ArgumentParser) -> None:
     """``--keep-crawls N``: after the run, prune the crawls older than the N most recent."""
     from linkpipe.lib.retention import DEFAULT_KEEP_CRAWLS
@@ -99,3 +124,38 @@ def add_keep_crawls(parser: argparse.ArgumentParser) -> None:
         f"stay); the published copy holds at most {DEFAULT_KEEP_CRAWLS} "
         f"(default: {DEFAULT_KEEP_CRAWLS}, a week of nightly runs)",
     )
+
+
+def package_version() -> str:
+    """The installed linkpipe version (``unknown`` when run from a checkout never installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("linkpipe")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def add_global_options(parser: argparse.ArgumentParser) -> None:
+    """``--version``, and ``--debug`` before or after any command (call this last, once every
+    command is registered)."""
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {package_version()}",
+        help="print the version of linkpipe and exit",
+    )
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
+    _add_debug_to_commands(parser)
+
+
+def _add_debug_to_commands(parser: argparse.ArgumentParser) -> None:
+    """``--debug`` on every command and sub-command; its default SUPPRESS keeps the value parsed
+    before the command when the flag is absent after it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                command.add_argument(
+                    "--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP
+                )
+                _add_debug_to_commands(command)

@@ -6,6 +6,7 @@ import argparse
 import datetime as dt
 import time
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from linkpipe.cli.options import Subparsers
 
 DEMO_DIR = Path(".linkpipe") / "demo"
-DEMO_SITE = Path(__file__).resolve().parents[1] / "demo_site"
+DEMO_SITE = Path(str(files("linkpipe").joinpath("demo_site")))  # package data
 DEMO_PORT = 8765
 CRAWL_STAGES = ("crawl_export", "indexable_pages", "link_graph")
 PUBLISH_STAGE = "published_snapshot"
@@ -54,6 +55,18 @@ def _settings(args: argparse.Namespace, default_max_pages: int = 10_000) -> dict
     if getattr(args, "max_pages", None):
         settings["max_pages"] = args.max_pages
     settings.setdefault("max_pages", default_max_pages)
+    return settings
+
+
+def _checked_crawl_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings of `run` / `crawl` once the start URL's form, --config, the database
+    location and the start URL's answer are checked: a failure writes nothing."""
+    from linkpipe.cli.preflight import check_db_location, check_reachable, check_start_url
+
+    check_start_url(args.url)
+    settings = _settings(args)
+    check_db_location(Path(args.db))
+    check_reachable(args.url, settings)
     return settings
 
 
@@ -177,8 +190,9 @@ def cmd_run(args: argparse.Namespace) -> None:
 
     db = Path(args.db)
     crawl_id = args.crawl_id or _timestamp()
+    settings = _checked_crawl_settings(args)
     timings = run_pipeline(
-        args.url, db, crawl_id, args.model, _settings(args), keep_crawls=args.keep_crawls
+        args.url, db, crawl_id, args.model, settings, keep_crawls=args.keep_crawls
     )
     console.print(f"crawl {crawl_id} done: {_format_timings(timings)}")
     console.print(f'Query: linkpipe sql --db {db} "SELECT * FROM v_opportunities LIMIT 20"')
@@ -190,12 +204,13 @@ def cmd_crawl(args: argparse.Namespace) -> None:
 
     db = Path(args.db)
     crawl_id = args.crawl_id or _timestamp()
+    settings = _checked_crawl_settings(args)
     run_pipeline(
         args.url,
         db,
         crawl_id,
         args.model,
-        _settings(args),
+        settings,
         stages=CRAWL_STAGES,
         keep_crawls=args.keep_crawls,
     )

@@ -13,6 +13,7 @@ from linkpipe.cli import options
 
 if TYPE_CHECKING:
     from linkpipe.cli.options import Subparsers
+    from linkpipe.lib.value.decisions import Decision
 
 
 def add_review_parser(sub: Subparsers) -> None:
@@ -21,7 +22,12 @@ def add_review_parser(sub: Subparsers) -> None:
     actions = review.add_subparsers(dest="review_command", required=True)
 
     p = actions.add_parser("import", help="read decisions from a CSV editors filled in")
-    p.add_argument("file", metavar="FILE", help="CSV as written by `review export`, filled in")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="CSV as written by `review export`, or a CSV or XLSX file of `linkpipe export`, "
+        "filled in",
+    )
     options.add_db(p)
     p.set_defaults(func=cmd_review_import)
 
@@ -48,11 +54,23 @@ def _latest_crawl(db: Path) -> str | None:
     return str(rows[0]["crawl_id"]) if rows else None
 
 
+def _save_with_warnings(db: Path, decisions: list[Decision]) -> int:
+    """Record the decisions; warn on stderr, one line per pair, about those whose pages no crawl
+    knows (they are recorded all the same)."""
+    from linkpipe.lib.value.decisions import save_decisions, unknown_pair_warnings
+
+    warnings = unknown_pair_warnings(db, decisions)
+    n = save_decisions(db, decisions, _latest_crawl(db))
+    for line in warnings:
+        print(line, file=sys.stderr)
+    return n
+
+
 def cmd_review_import(args: argparse.Namespace) -> None:
-    from linkpipe.lib.value.decisions import read_decisions_csv, save_decisions
+    from linkpipe.lib.value.decisions import read_decisions_csv
 
     decisions = read_decisions_csv(Path(args.file))
-    n = save_decisions(args.db, decisions, _latest_crawl(Path(args.db)))
+    n = _save_with_warnings(Path(args.db), decisions)
     counts = {
         k: sum(d.decision == k for d in decisions) for k in ("accepted", "rejected", "deferred")
     }
@@ -60,10 +78,11 @@ def cmd_review_import(args: argparse.Namespace) -> None:
 
 
 def cmd_review_set(args: argparse.Namespace) -> None:
-    from linkpipe.lib.value.decisions import Decision, save_decisions
+    from linkpipe.lib.value.decisions import Decision, check_decision_urls
 
     decision = Decision(args.source_url, args.target_url, args.decision, args.by, "", args.note)
-    save_decisions(args.db, [decision], _latest_crawl(Path(args.db)))
+    check_decision_urls(decision)  # before the database is opened: a bad URL writes nothing
+    _save_with_warnings(Path(args.db), [decision])
     print(f"{args.decision}: {args.source_url} -> {args.target_url}")
 
 

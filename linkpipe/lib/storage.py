@@ -16,13 +16,15 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import duckdb
 import polars as pl
 
-SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
+SQL_DIR: Traversable = files("linkpipe.sql")  # sql/ of the checkout, or linkpipe/sql/ of a wheel
 
 CRAWL_TABLES = frozenset(
     {
@@ -40,6 +42,7 @@ CRAWL_TABLES = frozenset(
         "site_terms",
         "site_page_terms",
         "site_names",
+        "crawl_runs",
     }
 )
 SHARD_TABLES = frozenset(
@@ -82,7 +85,7 @@ class StorageError(RuntimeError):
 def load_sql(name: str) -> str:
     """Text of ``sql/<name>.sql``; ``name`` is ``schema/...``, ``read/select_...`` or
     ``write/<verb>_...``."""
-    return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
+    return SQL_DIR.joinpath(f"{name}.sql").read_text(encoding="utf-8")
 
 
 def execute(con: duckdb.DuckDBPyConnection, name: str, params: SqlParams = ()) -> None:
@@ -193,6 +196,28 @@ def connect(db_path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConn
     except duckdb.Error as exc:
         con.close()
         raise StorageError(f"cannot write database {path}: {_first_line(exc)}") from exc
+    return con
+
+
+def connect_query_only(db_path: str | Path) -> duckdb.DuckDBPyConnection:
+    """Open the database read-only for queries typed by a person: no file but the database can
+    be read or written (COPY, EXPORT, read_csv, glob, ATTACH of other files), no extension
+    installed or loaded, and the settings locked so that none of this can be switched back on.
+    DuckDB still lets such a connection ATTACH ':memory:' or re-attach its own file read-write:
+    the caller admits only query statements (see ``linkpipe.cli.sql``)."""
+    path = Path(db_path)
+    if not path.exists():
+        raise StorageError(f"database not found: {path}")
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "enable_external_access": False,
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+    }
+    try:
+        con = duckdb.connect(str(path), read_only=True, config=config)
+    except duckdb.Error as exc:
+        raise StorageError(f"cannot open {path} read-only: {_first_line(exc)}") from exc
+    con.execute("SET lock_configuration = true")
     return con
 
 

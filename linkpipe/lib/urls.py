@@ -278,3 +278,23 @@ def has_repeating_segments(url: str, min_repeats: int = 3) -> bool:
 def has_query(url: str) -> bool:
     """Whether the URL carries a query string."""
     return bool(urlsplit(url).query)
+
+
+def http_url_problem(url: str) -> str | None:
+    """Why ``url`` is not an absolute http(s) URL with a host (a few words), None when it is."""
+    if not url.strip():
+        return "empty"
+    if any(ch.isspace() or ord(ch) < 32 for ch in url):
+        return "contains spaces or control characters"
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in CRAWLABLE_SCHEMES:
+        if not parts.scheme or "://" not in url:
+            return "not a URL (expected http:// or https:// and a host)"
+        return f"scheme {parts.scheme!r} is not http or https"
+    if not parts.hostname:
+        return "no host"
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return "bad port"
+    return None

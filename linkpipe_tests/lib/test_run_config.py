@@ -47,7 +47,7 @@ def test_settings_build_the_rules(tmp_path):
         ("[extras]\na = 1\n", "site.toml: unknown section [extras]"),
         (
             "[page_types]\nblog = '/blog/'\n",
-            "site.toml: [page_types] blog must be a list of regexes",
+            'site.toml: [page_types] blog: must be a list of regular expressions (got "/blog/")',
         ),
         ("[crawl\n", "site.toml: "),
     ],

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
 from linkpipe.lib.importers import ImportFormatError
+from linkpipe.lib.urls import http_url_problem
 
 DECISIONS = ("accepted", "rejected", "deferred")
 SOURCE_COLUMNS = ("source_url", "source", "from")
@@ -19,7 +21,7 @@ TARGET_COLUMNS = ("target_url", "target", "to")
 DECISION_COLUMNS = ("decision", "status")
 WHO_COLUMNS = ("decided_by", "who", "editor", "reviewer")
 WHEN_COLUMNS = ("decided_at", "when", "date")
-NOTE_COLUMNS = ("note", "notes", "comment")
+NOTE_COLUMNS = ("note", "notes", "comment", "decision_note")
 
 
 @dataclass
@@ -97,15 +99,37 @@ def read_decisions_csv(path: Path) -> list[Decision]:
 
 
 def _read_csv_rows(path: Path) -> list[list[str]]:
-    """The CSV's rows, header first (a UTF-8 BOM is dropped); an unreadable or empty file
+    """The CSV's rows, header first (a UTF-8 BOM is dropped), or those of the sheet of an
+    XLSX file (``linkpipe export``) that has the decision columns; an unreadable or empty file
     raises ImportFormatError."""
+    if path.suffix.lower() == ".xlsx":
+        return _read_xlsx_rows(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise ImportFormatError(path.name, None, None, f"cannot read: {exc}") from exc
-    rows = list(csv.reader(text.splitlines()))
+    rows = list(csv.reader(io.StringIO(text, newline="")))  # keeps line breaks inside cells
     if not rows:
         raise ImportFormatError(path.name, None, None, "the file is empty")
+    return rows
+
+
+def _read_xlsx_rows(path: Path) -> list[list[str]]:
+    """Rows, cells as text, of the first sheet with source, target and decision columns."""
+    from linkpipe.lib.exports import read_xlsx_rows
+
+    def has_columns(header: list[str]) -> bool:
+        names = (SOURCE_COLUMNS, TARGET_COLUMNS, DECISION_COLUMNS)
+        return all(_pick(header, n) is not None for n in names)
+
+    try:
+        rows = read_xlsx_rows(path, has_columns)
+    except ValueError as exc:
+        raise ImportFormatError(path.name, None, None, f"cannot read: {exc}") from exc
+    if rows is None:
+        raise ImportFormatError(
+            path.name, 1, None, "no sheet has source_url, target_url and decision columns"
+        )
     return rows
 
 
@@ -158,9 +182,10 @@ def parse_decision_row(
             f"expected accepted, rejected or deferred, got {typed!r}",
         )
     for url, index in ((source, columns.source), (target, columns.target)):
-        if not url.startswith(("http://", "https://")):
+        problem = http_url_problem(url)
+        if problem:
             raise ImportFormatError(
-                name, line, header[index], f"expected an absolute URL, got {url!r}"
+                name, line, header[index], f"expected an absolute URL, got {url!r} ({problem})"
             )
     if when:
         _check_iso_date(name, line, header, columns.when, when)
@@ -175,10 +200,53 @@ def _check_iso_date(name: str, line: int, header: list[str], index: int | None, 
         raise ImportFormatError(name, line, column, f"expected an ISO date, got {when!r}") from exc
 
 
+class DecisionError(ValueError):
+    """A decision that cannot be recorded; one line naming the value."""
+
+
+def check_decision_urls(decision: Decision) -> None:
+    """Both URLs are absolute http(s) URLs with a host, else DecisionError naming the value."""
+    for label, url in (("source", decision.source_url), ("target", decision.target_url)):
+        problem = http_url_problem(url)
+        if problem:
+            raise DecisionError(f"bad {label} URL {url!r}: {problem}; nothing recorded")
+
+
+def unknown_pair_warnings(db_path: str | Path, decisions: list[Decision]) -> list[str]:
+    """One line per decision whose source or target is no page of any crawl in the database
+    (such a decision is kept, but matches no suggestion until a crawl finds the page)."""
+    from linkpipe.lib.storage import fetch_dicts, open_db
+
+    urls = sorted({u for d in decisions for u in (d.source_url, d.target_url)})
+    if not Path(db_path).exists():
+        unknown = set(urls)
+    else:
+        with open_db(db_path) as con:
+            rows = fetch_dicts(con, "read/select_unknown_page_urls", [urls])
+        unknown = {str(row["url"]) for row in rows}
+    warnings = []
+    for d in decisions:
+        missing = [
+            label
+            for label, url in (("source", d.source_url), ("target", d.target_url))
+            if url in unknown
+        ]
+        if missing:
+            which = "source and target match" if len(missing) == 2 else f"{missing[0]} matches"
+            warnings.append(
+                f"warning: {d.source_url} -> {d.target_url}: {which} no page of any crawl "
+                "(recorded anyway)"
+            )
+    return warnings
+
+
 def save_decisions(db_path: str | Path, decisions: list[Decision], crawl_id: str | None) -> int:
-    """Upsert decisions in one transaction (all or nothing); return how many were written."""
+    """Upsert decisions in one transaction (all or nothing); return how many were written. A
+    URL that is not an http(s) URL raises DecisionError before anything is written."""
     from linkpipe.lib.storage import execute, open_db, transaction
 
+    for d in decisions:
+        check_decision_urls(d)
     with open_db(db_path) as con, transaction(con):
         for d in decisions:
             execute(con, "write/upsert_decision", [*d.as_row().values(), crawl_id])
