@@ -43,6 +43,7 @@ CRAWL_TABLES = frozenset(
         "site_page_terms",
         "site_names",
         "crawl_runs",
+        "whatif_pages",
     }
 )
 SHARD_TABLES = frozenset(

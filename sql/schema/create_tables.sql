@@ -357,8 +357,8 @@ CREATE TABLE IF NOT EXISTS linkpipe_schema (
 );
 
 -- What-if scenarios (`linkpipe whatif`): each page's PageRank, click depth and orphan status
--- before and after a crawl's chosen suggestions are implemented. Site-level scratch, keyed by
--- crawl_id + scenario; a rerun of the scenario replaces its rows.
+-- before and after a crawl's chosen suggestions are implemented, keyed by crawl_id + scenario;
+-- a rerun of the scenario replaces its rows; pruned and published with its crawl.
 CREATE TABLE IF NOT EXISTS whatif_pages (
     crawl_id VARCHAR NOT NULL,
     scenario VARCHAR NOT NULL,       -- accepted | top-N
