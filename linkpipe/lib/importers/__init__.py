@@ -11,11 +11,11 @@ from linkpipe.lib.importers.errors import ImportFormatError
 from linkpipe.lib.importers.model import ImportedCrawl
 from linkpipe.lib.importers.screaming_frog import read_screaming_frog
 from linkpipe.lib.importers.url_list import read_url_list
-from linkpipe.lib.importers.warc import read_warc
+from linkpipe.lib.importers.warc import read_warc, read_warc_crawl
 
 FILE_IMPORTERS: dict[str, Callable[[Path], ImportedCrawl]] = {
     "screaming_frog": read_screaming_frog,
-    "warc": read_warc,
+    "warc": read_warc_crawl,  # a WARC without an HTML page is refused
 }  # kinds read whole from a file; a URL list is fetched by the crawler instead
 IMPORT_KINDS = (*FILE_IMPORTERS, "url_list")
 
@@ -39,4 +39,5 @@ __all__ = [
     "read_screaming_frog",
     "read_url_list",
     "read_warc",
+    "read_warc_crawl",
 ]

@@ -7,6 +7,7 @@ file name, the physical line where the record starts and the column name.
 from __future__ import annotations
 
 import csv
+import math
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ from linkpipe.lib.importers.errors import ImportFormatError
 _DELIMITERS = (",", ";", "\t")
 _TRUE = frozenset({"true", "yes", "1"})
 _FALSE = frozenset({"false", "no", "0"})
+INT32_MAX = 2**31 - 1  # the largest value an INTEGER column holds
 
 
 class Notes:
@@ -60,25 +62,31 @@ class Row:
         values = self.values
         return [values[i].strip() if i >= 0 else "" for i in self.table.positions(columns)]
 
-    def integer(self, column: str) -> int | None:
-        """The cell as an int (None when empty or absent)."""
+    def integer(self, column: str, maximum: int = INT32_MAX) -> int | None:
+        """The cell as an int from 0 to ``maximum`` (None when empty or absent)."""
         value = self.text(column)
         if not value:
             return None
         try:
-            return int(value)
+            number = int(value)
         except ValueError:
             raise self.error(column, f"expected an integer, got {value!r}") from None
+        if not 0 <= number <= maximum:
+            raise self.error(column, f"expected an integer from 0 to {maximum}, got {value!r}")
+        return number
 
     def number(self, column: str) -> float | None:
-        """The cell as a float (None when empty or absent)."""
+        """The cell as a finite float (None when empty or absent)."""
         value = self.text(column)
         if not value:
             return None
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
-            raise self.error(column, f"expected a number, got {value!r}") from None
+            number = math.nan
+        if not math.isfinite(number):
+            raise self.error(column, f"expected a number, got {value!r}")
+        return number
 
     def flag(self, column: str, default: bool, value: str | None = None) -> bool:
         """A true/false cell (``default`` when empty or absent); ``value`` if already read."""

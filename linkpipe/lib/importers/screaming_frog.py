@@ -25,6 +25,7 @@ from linkpipe.lib.urls import (
 )
 
 PAGES_FILE = "internal_all.csv"
+MAX_STATUS = 999  # HTTP status codes have three digits (0: no response)
 INLINKS_FILE = "all_inlinks.csv"
 # Screaming Frog "Link Position" -> LinkRecord.position
 POSITIONS: dict[str, LinkPosition] = {
@@ -151,8 +152,8 @@ def _page(row: Row, notes: Notes) -> PageRecord:
     content_type = row.text("Content Type")
     mime, _, params = content_type.partition(";")
     charset = params.partition("charset=")[2].strip().strip("\"'").lower()
-    status = row.integer("Status Code") or 0
-    size = row.integer("Size (bytes)")
+    status = row.integer("Status Code", MAX_STATUS) or 0
+    size = row.integer("Size (bytes)", 2**63 - 1)
     response_time = row.number("Response Time")
     record = PageRecord(
         url=url,

@@ -36,12 +36,19 @@ def _check_url(name: str, line: int, value: str) -> tuple[str, str]:
     message = f"expected an absolute http(s) URL, got {value!r}"
     if any(c.isspace() for c in value):
         raise ImportFormatError(name, line, None, message + " (it contains whitespace)")
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ImportFormatError(name, line, None, message + " (it contains control characters)")
     try:
         normalized = normalize_url(value)
+        parts = urlsplit(normalized)
     except ValueError:
         raise ImportFormatError(name, line, None, message) from None
-    if not normalized.startswith(("http://", "https://")) or not urlsplit(normalized).hostname:
+    if not normalized.startswith(("http://", "https://")) or not parts.hostname:
         raise ImportFormatError(name, line, None, message)
+    if parts.username is not None:  # the crawler cannot fetch user:password@ URLs
+        raise ImportFormatError(
+            name, line, None, message + " (a user name or password in a URL is not supported)"
+        )
     return value, normalized
 
 

@@ -285,3 +285,18 @@ def read_warc(path: Path) -> ImportedCrawl:
         start_url=start_url,
         warnings=notes.lines(),
     )
+
+
+def read_warc_crawl(path: Path) -> ImportedCrawl:
+    """:func:`read_warc` for an imported crawl, which needs an HTML page (as a crawl does):
+    a file without one raises :class:`ImportFormatError` before anything is registered."""
+    crawl = read_warc(path)
+    if not any(page.html for page in crawl.pages):
+        raise ImportFormatError(
+            Path(path).name,
+            None,
+            None,
+            f"no HTML page among its {len(crawl.pages)} HTTP responses (a 2xx answer of type "
+            "text/html): nothing to find links in",
+        )
+    return crawl
