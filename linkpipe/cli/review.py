@@ -87,9 +87,10 @@ def cmd_review_set(args: argparse.Namespace) -> None:
 
 
 def cmd_review_export(args: argparse.Namespace) -> None:
+    """Write the latest suggestions as a CSV (reads only: a missing database is an error)."""
     from linkpipe.lib.storage import load_sql, open_db
 
-    with open_db(args.db) as con:
+    with open_db(args.db, read_only=True) as con:
         cur = con.execute(load_sql("read/select_review_export"))
         names = [d[0] for d in cur.description]
         rows = cur.fetchall()

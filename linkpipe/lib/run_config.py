@@ -199,11 +199,16 @@ SECTION_MODELS: dict[str, type[BaseModel]] = {
 
 def load_config_file(path: Path) -> dict[str, Any]:
     """Validated settings as stored in ``crawls.config_json`` (crawl keys at the top level)."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:  # utf-8-sig: a byte-order mark (Windows editors) is no part of the settings
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path.name}: {exc}") from exc
-    return validate_settings(data, path.name)
+    except RecursionError:
+        raise ConfigError(f"{path.name}: values nested too deeply to be settings") from None
+    try:
+        return validate_settings(data, path.name)
+    except RecursionError:
+        raise ConfigError(f"{path.name}: values nested too deeply to be settings") from None
 
 
 def validate_settings(data: dict[str, Any], name: str) -> dict[str, Any]:

@@ -50,6 +50,12 @@ SHARD_TABLES = frozenset(
     {"page_summaries", "page_sentences", "page_text_links", "page_embeddings", "candidate_pairs"}
 )
 
+DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
+# Nothing is downloaded at run time: DuckDB never installs an extension on its own.
+NO_DOWNLOADS: dict[str, str | bool | int | float | list[str]] = {
+    "autoinstall_known_extensions": False
+}
+
 _BATCH_VIEW = "_linkpipe_batch"
 _COPY_VIEW = "_linkpipe_copy_keys"
 
@@ -183,13 +189,15 @@ def connect(db_path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConn
     if read_only:
         if not path.exists():
             raise StorageError(f"database not found: {path}")
+        _refuse_other_formats(path, f"cannot open {path} read-only")
         try:
-            return duckdb.connect(str(path), read_only=True)
+            return duckdb.connect(str(path), read_only=True, config=NO_DOWNLOADS)
         except duckdb.Error as exc:
             raise StorageError(f"cannot open {path} read-only: {_first_line(exc)}") from exc
+    _refuse_other_formats(path, f"cannot open database {path} for writing")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(path))
+        con = duckdb.connect(str(path), config=NO_DOWNLOADS)
     except (OSError, duckdb.Error) as exc:
         raise StorageError(f"cannot open database {path} for writing: {_first_line(exc)}") from exc
     try:
@@ -198,6 +206,25 @@ def connect(db_path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConn
         con.close()
         raise StorageError(f"cannot write database {path}: {_first_line(exc)}") from exc
     return con
+
+
+def _refuse_other_formats(path: Path, failure: str) -> None:
+    """Raise StorageError when ``path`` is a non-empty file without DuckDB's header (a SQLite
+    file, say, which DuckDB would otherwise try to read through an extension)."""
+    if not path.is_file():
+        return
+    try:
+        with path.open("rb") as file:
+            head = file.read(12)
+    except OSError:
+        return  # connect reports it
+    if head and head[8:12] != DUCKDB_MAGIC:
+        raise StorageError(f"{failure}: not a DuckDB database (found {_format_of(head)})")
+
+
+def _format_of(head: bytes) -> str:
+    """What a file's first bytes say it is, in a few words."""
+    return "a SQLite file" if head.startswith(b"SQLite format") else "another kind of file"
 
 
 def connect_query_only(db_path: str | Path) -> duckdb.DuckDBPyConnection:
@@ -209,6 +236,7 @@ def connect_query_only(db_path: str | Path) -> duckdb.DuckDBPyConnection:
     path = Path(db_path)
     if not path.exists():
         raise StorageError(f"database not found: {path}")
+    _refuse_other_formats(path, f"cannot open {path} read-only")
     config: dict[str, str | bool | int | float | list[str]] = {
         "enable_external_access": False,
         "autoinstall_known_extensions": False,

@@ -286,13 +286,18 @@ def http_url_problem(url: str) -> str | None:
         return "empty"
     if any(ch.isspace() or ord(ch) < 32 for ch in url):
         return "contains spaces or control characters"
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # e.g. "Invalid IPv6 URL"
+        return str(exc)
     if parts.scheme.lower() not in CRAWLABLE_SCHEMES:
         if not parts.scheme or "://" not in url:
             return "not a URL (expected http:// or https:// and a host)"
         return f"scheme {parts.scheme!r} is not http or https"
     if not parts.hostname:
         return "no host"
+    if "@" in parts.netloc:
+        return "user name or password in the URL (crawl the site without them)"
     try:
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError:

@@ -279,12 +279,6 @@ def test_a_link_with_a_password_gets_a_clear_reason(crawled: Crawled) -> None:
     assert all(not p["error"].startswith("error:") for p in recorded)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='one <a href="http://[::1"> in a page\'s main area fails indexable_pages for the whole '
-    "crawl: 'indexable_pages failed: ValueError: Invalid IPv6 URL' (urljoin in "
-    "lib/content/indexability.quick_text)",
-)
 def test_a_broken_ipv6_link_does_not_fail_the_crawl(kept_db: Path, capsys) -> None:
     body = page(
         "Home", '<main><p>Some text and <a href="http://[::1">a broken link</a>.</p></main>'

@@ -81,12 +81,16 @@ def quick_text(html: str, url: str = "") -> QuickText:
     anchors = root.css("a[href]")
     linked = sum(len(" ".join(a.text(separator=" ").split())) for a in anchors)
     path = urlsplit(url).path or "/"
-    children = sum(
-        1
-        for a in anchors
-        if _is_child(urlsplit(urljoin(url, a.attributes.get("href") or "")).path, path)
-    )
+    children = sum(1 for a in anchors if _is_child(_link_path(url, a.attributes.get("href")), path))
     return QuickText(text, linked / len(text) if text else 0.0, len(anchors), children)
+
+
+def _link_path(url: str, href: str | None) -> str:
+    """The path a link points to; "" for a link no URL parser accepts ("http://[::1")."""
+    try:
+        return urlsplit(urljoin(url, href or "")).path
+    except ValueError:
+        return ""
 
 
 def _is_child(link_path: str, page_path: str) -> bool:
