@@ -75,7 +75,7 @@ def test_user_error_is_one_line_and_debug_adds_the_traceback(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith(f"linkpipe: error: cannot open {bad} read-only: ")
-    assert "not a valid DuckDB database file" in err
+    assert "not a DuckDB database (found another kind of file)" in err
 
     assert main(["sql", "--db", str(bad), "SELECT 1", "--debug"]) == 1
     lines = capsys.readouterr().err.splitlines()
