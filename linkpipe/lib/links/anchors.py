@@ -64,6 +64,12 @@ class SourceText:
         sentence = self.text[sent_start:sent_end]
         return self.judge.well_formed(sentence, start - sent_start, end - sent_start)
 
+    def prepare(self) -> None:
+        """Parse every linkable sentence in one batch (about twice as fast per sentence as
+        parsing each when first judged; a page's anchors look at most of its sentences)."""
+        assert self.judge is not None
+        self.judge.prepare(self.text[s:e] for _, s, e, _, _ in self.ranges)
+
     def repair(
         self, start: int, end: int, sent_start: int, sent_end: int
     ) -> tuple[int, int] | None:

@@ -262,8 +262,10 @@ def candidate_rows(
         keys = pair_keys(site, reuse, item, src_text)
         token_vecs = word_vectors.of(item.source) if word_vectors else None
         vecs = None
-        if token_vecs is not None and src_text is not None:
-            vecs = window_vectors(src_text, token_vecs)
+        if src_text is not None and (reuse is None or not reuse.covers(keys)):
+            src_text.prepare()  # anchors will be placed: parse the sentences in one batch
+            if token_vecs is not None:
+                vecs = window_vectors(src_text, token_vecs)
         rows += pair_rows(site, item, src_text, vecs, keys, reuse)
     return rows
 
