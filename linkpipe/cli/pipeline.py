@@ -234,13 +234,17 @@ def _start_url_of_import(path: Path, kind: str) -> str:
 def cmd_import(args: argparse.Namespace) -> None:
     """Import a Screaming Frog folder, a WARC file or a URL list as a new crawl."""
     from linkpipe.cli.output import console
-    from linkpipe.lib.importers import detect_import_kind
+    from linkpipe.cli.preflight import check_reachable
+    from linkpipe.lib.importers import FILE_IMPORTERS, detect_import_kind
 
     path = Path(args.path).resolve()
     if not path.exists():
         raise UserError(f"no such file or folder: {path}")
     kind = detect_import_kind(path) if args.kind == "auto" else args.kind
     start_url = _start_url_of_import(path, kind)
+    settings = _settings(args, 10**7)
+    if kind not in FILE_IMPORTERS:  # a URL list is crawled: its site must answer first
+        check_reachable(start_url, settings)
     db = Path(args.db)
     crawl_id = args.crawl_id or f"{kind.replace('_', '-')}-{_timestamp()}"
     timings = run_pipeline(
@@ -248,7 +252,7 @@ def cmd_import(args: argparse.Namespace) -> None:
         db,
         crawl_id,
         args.model,
-        _settings(args, 10**7),
+        settings,
         stages=CRAWL_STAGES if args.no_graph else ("all",),
         source=kind,
         source_path=str(path),

@@ -112,9 +112,6 @@ URL_LIST_CASES = [
     one_file("list-userinfo", "urls.txt", "http://user:pw@s.test/\n", r"urls\.txt line 1: " + NOT_URL + r"'http://user:pw@s\.test/' \(a user name or password in a URL is not supported\)"),
     one_file(
         "list-site-down", "urls.txt", "{closed}\n", r"could not reach {closed}: connection refused",
-        xfail="`import` of a URL list checks no start URL before registering the crawl: a site "
-        "that does not answer registers a crawl that fails in crawl_export ('crawl_export "
-        "failed: linkpipe.lib.crawl.config.CrawlError: could not reach ...')",
     ),
 ]  # fmt: skip
 
