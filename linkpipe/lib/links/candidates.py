@@ -18,10 +18,13 @@ from linkpipe.lib.links.anchors import (
     place_anchor,
     target_phrases,
 )
+from linkpipe.lib.links.long_sources import is_long, merge_choices, split_source
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.semantic_anchors import (
+    EncodeFn,
     TokenVectors,
     WindowVectors,
+    encode_sources,
     place_anchor_semantic,
     window_vectors,
 )
@@ -253,13 +256,20 @@ def candidate_rows(
     texts: dict[str, SourceText],
     word_vectors: TokenVectors | None,
     reuse: AnchorReuse | None,
+    encode: EncodeFn | None = None,
 ) -> list[CandidatePair]:
     """The rows of retrieved candidates; placements of pairs whose anchor key ``reuse`` knows
-    are taken from it (a source's windows are made when it is reached, so memory holds one)."""
+    are taken from it (a source's windows are made when it is reached, so memory holds one).
+    A long source (see :mod:`long_sources`) is placed in parts, its words encoded part by part
+    with ``encode`` (lexically without); ``word_vectors`` need not hold it."""
     rows: list[CandidatePair] = []
     for item in found:
         src_text = texts.get(item.source)
         keys = pair_keys(site, reuse, item, src_text)
+        if src_text is not None and is_long(src_text):
+            choices = _long_source_choices(site, item, src_text, keys, reuse, encode)
+            rows += _rows(site, item, choices, keys)
+            continue
         token_vecs = word_vectors.of(item.source) if word_vectors else None
         vecs = None
         if src_text is not None and (reuse is None or not reuse.covers(keys)):
@@ -268,6 +278,32 @@ def candidate_rows(
                 vecs = window_vectors(src_text, token_vecs)
         rows += pair_rows(site, item, src_text, vecs, keys, reuse)
     return rows
+
+
+def _long_source_choices(
+    site: SiteContext,
+    item: Retrieved,
+    src: SourceText,
+    keys: list[str | None],
+    reuse: AnchorReuse | None,
+    encode: EncodeFn | None,
+) -> list[tuple[AnchorChoice, ...]]:
+    """Each target's placements in a long source, part by part (see :mod:`long_sources`)."""
+    targets = list(item.neighbours)
+    known = _known_choices(keys, reuse)
+    missing = [i for i, choice in enumerate(known) if choice is None]
+    found: dict[int, list[tuple[int, list[AnchorChoice]]]] = {i: [] for i in missing}
+    for offset, part in split_source(src) if missing else []:
+        part.prepare()
+        vecs = None
+        if encode is not None:
+            token_vecs = encode_sources({"part": part}, encode).of("part")
+            vecs = window_vectors(part, token_vecs) if token_vecs is not None else None
+        batch = window_sims(site, vecs, targets)
+        for i in missing:
+            sims = batch[:, i] if batch is not None else None
+            found[i].append((offset, _place(site, part, targets[i], vecs, sims)))
+    return [merge_choices(found[i]) if c is None else c for i, c in enumerate(known)]
 
 
 def semantic_neighbours(
@@ -323,21 +359,33 @@ def pair_rows(
     reuse: AnchorReuse | None = None,
 ) -> list[CandidatePair]:
     """One row per target with its TF-IDF, mention and graph evidence and its anchors."""
-    source, targets = item.source, list(item.neighbours)
-    lexical = site.lexical_sims(source, targets)
+    targets = list(item.neighbours)
     choices = _known_choices(keys, reuse)
     # All targets' columns, whatever is known: a matrix product's last bits depend on its shape.
     missing = src_text is not None and any(c is None for c in choices)
     batch = window_sims(site, vecs, targets) if missing else None
-    rows = []
-    for column, (target, lex, key) in enumerate(zip(targets, lexical, keys, strict=True)):
-        rank, sim = item.neighbours[target]
-        known = choices[column]
+    placed = []
+    for column, (target, known) in enumerate(zip(targets, choices, strict=True)):
         if known is None:
             sims = batch[:, column] if batch is not None else None
             known = tuple(_place(site, src_text, target, vecs, sims))
-        rows.append(_pair(site, item, target, rank, sim, float(lex), known, key))
-    return rows
+        placed.append(known)
+    return _rows(site, item, placed, keys)
+
+
+def _rows(
+    site: SiteContext,
+    item: Retrieved,
+    choices: list[tuple[AnchorChoice, ...]],
+    keys: list[str | None],
+) -> list[CandidatePair]:
+    """The rows of a source's targets (in order) with their placements."""
+    targets = list(item.neighbours)
+    lexical = site.lexical_sims(item.source, targets)
+    return [
+        _pair(site, item, t, *item.neighbours[t], float(lex), placed, key)
+        for t, lex, placed, key in zip(targets, lexical, choices, keys, strict=True)
+    ]
 
 
 def _known_choices(

@@ -24,6 +24,7 @@ from linkpipe.lib.links.candidates import (
     pair_keys,
     retrieve,
 )
+from linkpipe.lib.links.long_sources import is_long
 from linkpipe.lib.links.rows import CandidatePair, anchors_of_record, records
 from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
 from linkpipe.lib.stages.ann_index import load_ann_index
@@ -130,8 +131,9 @@ def shard_candidates(
     reuse: AnchorReuse | None = None,
 ) -> list[CandidatePair]:
     """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time; anchors are
-    placed semantically with ``encode`` (the words of a batch's sources embedded in one call),
-    lexically without. Sources all of whose pairs ``reuse`` knows are not encoded at all."""
+    placed semantically with ``encode`` (the words of a batch's sources embedded in one call;
+    a long source's part by part), lexically without. Sources all of whose pairs ``reuse``
+    knows are not encoded at all."""
     sources = sorted(texts)
     limits = CandidateLimits(k=k)
     rows: list[CandidatePair] = []
@@ -140,10 +142,11 @@ def shard_candidates(
         new = [
             f.source
             for f in found
-            if reuse is None or not reuse.covers(pair_keys(site, reuse, f, texts.get(f.source)))
+            if not is_long(texts[f.source])  # encoded part by part (bounded memory)
+            and (reuse is None or not reuse.covers(pair_keys(site, reuse, f, texts[f.source])))
         ]
         vectors = encode_sources({u: texts[u] for u in new}, encode) if encode and new else None
-        rows += candidate_rows(site, found, texts, vectors, reuse)
+        rows += candidate_rows(site, found, texts, vectors, reuse, encode)
         done = min(i + SOURCE_BATCH, len(sources))
         progress.report(f"candidates shard {shard}", done, len(sources))
     return rows
