@@ -14,7 +14,7 @@ from twisted.python.failure import Failure
 from linkpipe.lib.crawl import fetch
 from linkpipe.lib.crawl.config import CrawlConfig
 from linkpipe.lib.crawl.frontier import Frontier
-from linkpipe.lib.crawl.scope import seeding_flags
+from linkpipe.lib.crawl.scope import SITEMAP_BAD_URL, seeding_flags
 from linkpipe.lib.crawl.sitemaps import MAX_SITEMAP_BYTES, MAX_SITEMAP_URLS, parse_sitemap
 from linkpipe.lib.urls import normalize_url, url_host
 
@@ -52,6 +52,7 @@ class SeedingMixin:
                               guessed: bool = False) -> list[scrapy.Request]: ...  # fmt: skip
         def _deferred_in_scope(self) -> list[str]: ...
         def _sitemap_failed(self, url: str, reason: str) -> None: ...
+        def _skip_sitemap(self, url: str, reason: str) -> None: ...
 
     def _robots_request(self, host: str, scheme: str, start_phase: bool = False) -> scrapy.Request:
         url = f"{scheme}://{host}/robots.txt"
@@ -153,9 +154,13 @@ class SeedingMixin:
         for entry in parsed.urls:
             if len(self.sitemap) >= MAX_SITEMAP_URLS:
                 break
+            loc = entry.loc.strip()
+            if not loc or any(ch.isspace() for ch in loc):  # a URL never has spaces: junk
+                self._skip_sitemap(loc[:200], SITEMAP_BAD_URL)
+                continue
             # kept even when off-site: the frontier decides when they are scheduled
             with contextlib.suppress(ValueError):
-                page_url = normalize_url(entry.loc, url, **self.norm)
+                page_url = normalize_url(loc, url, **self.norm)
                 self.sitemap.setdefault(page_url, entry.lastmod)
         return requests + self._seeding_step_done()
 
