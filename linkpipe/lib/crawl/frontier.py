@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from protego import Protego
 
@@ -19,6 +20,7 @@ TRAP = "trap"
 ROBOTS = "robots"
 ROBOTS_UNKNOWN = "robots_unknown"  # robots.txt of the host not fetched yet
 MAX_PAGES = "max_pages"
+CREDENTIALS = "credentials_in_url"  # a link with user:password@ is never fetched
 
 
 @dataclass
@@ -61,6 +63,8 @@ class Frontier:
             if url in self.depth and depth < self.depth[url]:
                 self.depth[url] = depth
             return SEEN
+        if "@" in urlsplit(url).netloc:
+            return self._skip(url, CREDENTIALS)
         if url in self.off_host:
             return OFF_HOST
         if not same_site(url, self.hosts, self.allow_subdomains):
