@@ -27,7 +27,7 @@ QUERY_STATEMENTS = frozenset({"SELECT", "EXPLAIN", "PRAGMA"})
 
 def cmd_sql(args: argparse.Namespace) -> None:
     """Run the query read-only and print its rows."""
-    from linkpipe.cli.output import print_rows
+    from linkpipe.cli.output import pick_columns, print_rows
     from linkpipe.lib.exports import open_for_reading
     from linkpipe.lib.storage import connect_query_only
 
@@ -38,7 +38,10 @@ def cmd_sql(args: argparse.Namespace) -> None:
     try:
         cur = run_query(con, args.query)
         if cur.description is not None:
-            print_rows([d[0] for d in cur.description], cur.fetchall(), args.format)
+            columns, rows = [d[0] for d in cur.description], cur.fetchall()
+            if args.columns:
+                columns, rows = pick_columns(columns, rows, args.columns)
+            print_rows(columns, rows, args.format)
     finally:
         con.close()
 
@@ -113,7 +116,13 @@ def add_sql_parser(sub: Subparsers) -> None:
         "--format",
         choices=["table", "csv", "tsv"],
         default="table",
-        help="output format (default: table)",
+        help="output format (default: table; csv and tsv keep full precision)",
+    )
+    p.add_argument(
+        "--columns",
+        metavar="A,B",
+        help="show only these columns of the result, in this order (a table too wide for the "
+        "terminal leaves columns out and names them)",
     )
     options.add_wait(p)
     p.add_argument("query", metavar="QUERY", help='SQL, e.g. "SELECT * FROM v_opportunities"')

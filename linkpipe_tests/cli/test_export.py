@@ -55,7 +55,9 @@ def test_csv_is_v_opportunities_with_a_bom(capsys, graph_db: Path, tmp_path: Pat
     status, stdout, _ = export(capsys, graph_db, out)
     assert status == 0 and stdout.strip() == f"wrote v_opportunities ({len(rows)} rows) to {out}"
     data = out.read_bytes()
-    assert data.startswith(b"\xef\xbb\xbfcrawl_id,source_url,target_url,rank,score,")
+    assert data.startswith(
+        b"\xef\xbb\xbfcrawl_id,source_url,target_url,source_title,target_title,rank,score,"
+    )
     back = list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
     assert back[0] == columns and len(back) == len(rows) + 1 > 10
     i = columns.index

@@ -223,8 +223,10 @@ CREATE TABLE IF NOT EXISTS link_opportunities (
     paragraph_idx INTEGER,
     placement VARCHAR,               -- in_sentence | needs_new_sentence
     decision VARCHAR,                -- accepted | deferred | NULL (rejected pairs never appear)
-    reason VARCHAR
+    reason VARCHAR,
+    confidence DOUBLE                -- score calibrated per site, 0..1 (links/calibration.py)
 );
+ALTER TABLE link_opportunities ADD COLUMN IF NOT EXISTS confidence DOUBLE;
 
 CREATE TABLE IF NOT EXISTS cannibalisation_pairs (
     crawl_id VARCHAR NOT NULL,

@@ -22,7 +22,8 @@ ORDER BY c.created_at DESC, c.crawl_id DESC;
 
 CREATE OR REPLACE VIEW v_opportunities_all AS
 -- Decisions are joined live: a pair rejected after scoring disappears at once.
-SELECT o.crawl_id, o.source_url, o.target_url, o.rank, o.score, o.anchor_text, o.sentence,
+SELECT o.crawl_id, o.source_url, o.target_url, st.title AS source_title, tt.title AS target_title,
+       o.rank, o.score, o.confidence, o.anchor_text, o.sentence,
        o.anchor_start, o.anchor_end, o.reason, o.placement, o.paragraph_idx,
        d.decision, d.decided_by, d.note AS decision_note,
        o.relevance, o.semantic_sim, o.lexical_sim, o.title_match, o.mention_score,
@@ -31,6 +32,8 @@ SELECT o.crawl_id, o.source_url, o.target_url, o.rank, o.score, o.anchor_text, o
        o.source_type, o.target_type
 FROM link_opportunities o
 LEFT JOIN link_decisions d ON d.source_url = o.source_url AND d.target_url = o.target_url
+LEFT JOIN indexable_pages st ON st.crawl_id = o.crawl_id AND st.url = o.source_url
+LEFT JOIN indexable_pages tt ON tt.crawl_id = o.crawl_id AND tt.url = o.target_url
 WHERE d.decision IS NULL OR d.decision <> 'rejected';
 
 CREATE OR REPLACE VIEW v_opportunities AS
@@ -39,10 +42,10 @@ WHERE crawl_id = (SELECT crawl_id FROM v_latest_crawl)
 ORDER BY source_url, rank;
 
 CREATE OR REPLACE VIEW v_excluded_pages_all AS
-SELECT crawl_id, url, reason, detail FROM indexable_pages WHERE NOT indexable;
+SELECT crawl_id, url, reason, detail, title FROM indexable_pages WHERE NOT indexable;
 
 CREATE OR REPLACE VIEW v_excluded_pages AS
-SELECT url, reason, detail FROM v_excluded_pages_all
+SELECT url, reason, detail, title FROM v_excluded_pages_all
 WHERE crawl_id = (SELECT crawl_id FROM v_latest_crawl)
 ORDER BY reason, url;
 
@@ -58,8 +61,10 @@ WHERE m.is_orphan
 ORDER BY m.indexable DESC, m.url;
 
 CREATE OR REPLACE VIEW v_page_metrics AS
-SELECT * FROM page_link_metrics
-WHERE crawl_id = (SELECT crawl_id FROM v_latest_crawl);
+SELECT m.crawl_id, m.url, i.title, m.* EXCLUDE (crawl_id, url)
+FROM page_link_metrics m
+LEFT JOIN indexable_pages i ON i.crawl_id = m.crawl_id AND i.url = m.url
+WHERE m.crawl_id = (SELECT crawl_id FROM v_latest_crawl);
 
 CREATE OR REPLACE VIEW v_cluster_gaps AS
 SELECT * FROM cluster_summary

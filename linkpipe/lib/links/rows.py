@@ -139,6 +139,7 @@ class LinkOpportunity:
     placement: str  # in_sentence | needs_new_sentence
     decision: str | None  # accepted | deferred | None (rejected pairs never appear)
     reason: str
+    confidence: float = 0.0  # score calibrated per site, 0..1 (see links/calibration.py)
 
     def record(self) -> Record:
         """The ``link_opportunities`` columns of this row."""

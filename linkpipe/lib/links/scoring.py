@@ -10,9 +10,10 @@ docs/architecture.md.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from linkpipe.lib.links.anchors import AnchorChoice, AnchorLedger
+from linkpipe.lib.links.calibration import Calibration, calibrate
 from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair, LinkOpportunity
 from linkpipe.lib.text.lexical import phrase_key
 
@@ -106,51 +107,110 @@ def _title_overlap(a: str, b: str) -> float:
     return len(ka & kb) / len(ka | kb) if ka and kb else 0.0
 
 
-def _describe(facts: PageFacts) -> str:
-    """The target in a few words: "an orphan guide", "a deep post", "an underlinked page"."""
-    need = []
-    if facts.is_orphan:
-        need.append("an orphan")
-    elif facts.click_depth is None or facts.click_depth > 3:
-        need.append("a deep" if facts.click_depth else "an unreachable")
-    elif facts.content_inlinks <= 1:
-        need.append("an underlinked")
-    kind = {"blog": "post", "glossary": "glossary entry", "commercial": "commercial page"}
-    noun = kind.get(facts.page_type, facts.page_type if facts.page_type != "page" else "page")
-    return f"{need[0] if need else 'a'} {noun}".replace("a orphan", "an orphan")
+MAX_REASON_WORDS = 25
+QUOTE_WORDS = 4  # longest quoted name in a reason; longer ones end in an ellipsis
 
 
-def _anchor_reason(anchor: AnchorChoice | None) -> str:
-    """Why the anchor placed (or its absence) fits, in words."""
+def quoted(text: str, max_words: int = QUOTE_WORDS) -> str:
+    """A name in double quotes, cut after ``max_words`` whole words."""
+    words = text.split()
+    cut = " ".join(words[:max_words]) + ("…" if len(words) > max_words else "")
+    return f'"{cut}"'
+
+
+def _need_clause(target: PageFacts) -> str | None:
+    """What the target lacks, in a few words, None when it is well linked."""
+    if target.is_orphan:
+        return "target is an orphan"
+    if target.click_depth is None:
+        return "target is unreachable by links"
+    if target.click_depth > 3:
+        return f"target is {target.click_depth} clicks deep"
+    if target.content_inlinks == 0:
+        return "target has no in-text links"
+    if target.content_inlinks == 1:
+        return "target has one in-text link"
+    return None
+
+
+def _anchor_clause(cand: CandidatePair, anchor: AnchorChoice | None) -> tuple[float, str] | None:
+    """(strength, clause) of the anchor placed, None when the mention clause says it."""
     if anchor is None or not anchor.anchor_text:
-        return "no sentence fits yet: add one"
+        return None
+    named = cand.mention_phrase and phrase_key(cand.mention_phrase) == phrase_key(
+        anchor.anchor_text
+    )
+    if named and cand.mention_links:
+        return None
     if anchor.source_kind in ("title", "h1", "slug"):
-        return f'this sentence already names it ("{anchor.anchor_text}")'
+        strength = 0.12 * max(cand.title_match, 0.5)
+        return strength, f"sentence names it ({quoted(anchor.anchor_text)})"
     if anchor.source_kind == "known_anchor":
-        return f'other pages link to it as "{anchor.anchor_text}", which this sentence uses'
-    return f'this paragraph is about "{anchor.anchor_text}"'
+        return 0.08, f"other pages link to it as {quoted(anchor.anchor_text)}"
+    return 0.02, f"sentence is about {quoted(anchor.anchor_text)}"
+
+
+def reason_evidence(
+    config: ScoringConfig, cand: CandidatePair, anchor: AnchorChoice | None, target: PageFacts
+) -> list[tuple[float, str]]:
+    """(strength, clause) of each piece of evidence for the pair, strongest first.
+
+    A strength is the piece's share of the score: its weighted relevance component, or for the
+    target's need and business value the part of the score their factors add."""
+    rel, graph = relevance(config, cand)
+    span = config.semantic_ceiling - config.semantic_floor
+    sem = min(1.0, max(0.0, (cand.semantic_sim - config.semantic_floor) / span))
+    found: list[tuple[float, str]] = []
+    if cand.mention_phrase and cand.mention_links:
+        found.append(
+            (
+                config.w_mention * cand.mention_score,
+                f"names {quoted(cand.mention_phrase)} (linked by {cand.mention_links} of "
+                f"{cand.mention_pages} pages that mention it)",
+            )
+        )
+    if sem >= 0.3:
+        topic = "closely related topic" if sem >= 0.6 else "related topic"
+        found.append((config.w_semantic * sem, topic))
+    if cand.lexical_sim >= 0.15:
+        found.append((config.w_lexical * min(1.0, 2 * cand.lexical_sim), "shares key terms"))
+    if cand.cocitation > 0:
+        found.append((config.w_graph * graph, "often linked from the same pages"))
+    anchor_part = _anchor_clause(cand, anchor)
+    if anchor_part:
+        found.append(anchor_part)
+    need = _need_clause(target)
+    if need:
+        found.append((0.3 * target_need(target) * rel, need))
+    if target.business_value > 0:
+        note = target.value_notes[0] if target.value_notes else "valuable to the business"
+        verb = "is" if note.startswith(("a ", "an ", "in ", "valuable")) else "has"
+        found.append((0.25 * target.business_value * rel, f"target {verb} {note}"))
+    found.sort(key=lambda item: -item[0])
+    return found
 
 
 def build_reason(
-    cand: CandidatePair, anchor: AnchorChoice | None, source: PageFacts, target: PageFacts
+    cand: CandidatePair,
+    anchor: AnchorChoice | None,
+    target: PageFacts,
+    config: ScoringConfig | None = None,
 ) -> str:
-    """One plain-language line built from the pair's evidence and the anchor placed."""
-    parts = [f'target is {_describe(target)} on "{target.title or cand.target_url}"']
-    if target.click_depth and target.click_depth > 3 and not target.is_orphan:
-        parts[0] += f" ({target.click_depth} clicks deep)"
-    parts.append(_anchor_reason(anchor))
-    if cand.mention_links:
-        parts.append(
-            f'it mentions "{cand.mention_phrase}", and {cand.mention_links} of the '
-            f"{cand.mention_pages} other pages that do link to the target"
-        )
-    parts.append(f"semantic similarity {cand.semantic_sim:.2f}")
-    if cand.cocitation > 0:
-        parts.append("often linked from the same pages")
-    if target.business_value > 0:
-        parts.append("target is " + ", ".join(target.value_notes or ["valuable to the business"]))
-    parts.append("no content link between them")
-    return "; ".join(parts)
+    """One sentence of at most :data:`MAX_REASON_WORDS` words, strongest evidence first, e.g.
+    'Names "Layers Dialog" (linked by 8 of 19 pages that mention it); closely related topic;
+    target is an orphan.'"""
+    config = config or ScoringConfig()
+    tail = [] if anchor is not None and anchor.anchor_text else ["no sentence fits yet: add one"]
+    budget = MAX_REASON_WORDS - sum(len(t.split()) for t in tail)
+    kept: list[str] = []
+    for _, clause in reason_evidence(config, cand, anchor, target):
+        words = len(clause.split())
+        if words <= budget:
+            kept.append(clause)
+            budget -= words
+    clauses = (kept or ["semantically close pages"]) + tail
+    text = "; ".join(clauses)
+    return text[0].upper() + text[1:] + "."
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +251,29 @@ def score_opportunities(
         if priority is not None:
             scored.append(priority)
     scored.sort(key=lambda p: (-p.score, p.cand.source_url, p.cand.target_url))
-    return place_opportunities(scored, facts, decisions, config), list(cannibal.values())
+    rows = place_opportunities(scored, facts, decisions, config)
+    calibration = site_calibration(config, candidates, facts, [r.score for r in rows])
+    rows = [replace(r, confidence=calibration.confidence(r.score)) for r in rows]
+    return rows, list(cannibal.values())
+
+
+def site_calibration(
+    config: ScoringConfig,
+    candidates: list[CandidatePair],
+    facts: dict[str, PageFacts],
+    suggested: list[float],
+) -> Calibration:
+    """Score -> confidence fitted on every candidate of the site, those linked in content being
+    the positives, else the percentile among the ``suggested`` scores (see
+    :func:`linkpipe.lib.links.calibration.calibrate`)."""
+    scores: list[float] = []
+    labels: list[bool] = []
+    for cand in candidates:
+        s, t = cand.source_url, cand.target_url
+        if s != t and s in facts and t in facts:
+            scores.append(priority_of(config, cand, facts[s], facts[t]).score)
+            labels.append(cand.already_linked_content)
+    return calibrate(scores, labels, suggested)
 
 
 def cannibalisation(
@@ -217,12 +299,17 @@ def cannibalisation(
 def prioritise(
     config: ScoringConfig, cand: CandidatePair, source: PageFacts, target: PageFacts
 ) -> Priority | None:
-    """The candidate's score, None when it is not relevant enough.
+    """The candidate's score, None when it is not relevant enough."""
+    priority = priority_of(config, cand, source, target)
+    return priority if priority.relevance >= config.min_relevance else None
 
+
+def priority_of(
+    config: ScoringConfig, cand: CandidatePair, source: PageFacts, target: PageFacts
+) -> Priority:
+    """The candidate's score and its factors:
     score = relevance x need x business value x direction x source authority."""
     rel, graph = relevance(config, cand)
-    if rel < config.min_relevance:
-        return None
     need = target_need(target)
     direction = direction_factor(config, source.page_type, target.page_type)
     authority = source.link_score / 100.0
@@ -251,7 +338,7 @@ def place_opportunities(
         anchor = ledger.pick(s, t, priority.cand.anchors)
         per_source[s] += 1
         per_target[t] += 1
-        reason = build_reason(priority.cand, anchor, facts[s], facts[t])
+        reason = build_reason(priority.cand, anchor, facts[t], config)
         rows.append(
             opportunity(priority, per_source[s], facts, decisions.get((s, t)), anchor, reason)
         )

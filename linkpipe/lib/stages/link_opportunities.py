@@ -68,6 +68,7 @@ def materialize_link_opportunities(
         preview(records(best), ["source_url", "target_url", "anchor_text", "score"]),
         {
             "in_sentence": sum(r.placement == "in_sentence" for r in rows),
+            "confidence_at_least_0_5": sum(r.confidence >= 0.5 for r in rows),
             "pages_with_business_value": sum(f.business_value > 0 for f in facts.values()),
         },
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -12,7 +11,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from linkpipe.lib.content.summaries import content_words
+from linkpipe.lib.vectors.cluster_labels import PageHeadings, cluster_labels
 
 CLUSTER_SCHEMA = pl.Schema(
     {
@@ -58,7 +57,7 @@ def choose_k(n: int) -> int:
 def cluster_pages(
     urls: list[str],
     vectors: NDArray[np.floating],
-    titles: Mapping[str, str],
+    texts: Mapping[str, str | PageHeadings],
     content_links: set[tuple[str, str]],
     k: int | None = None,
     bridge_margin: float = 0.03,
@@ -66,12 +65,13 @@ def cluster_pages(
     seed: int = 0,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(``topic_clusters`` frame, ``cluster_summary`` frame) for one crawl; see
-    :data:`CLUSTER_SCHEMA` and :data:`SUMMARY_SCHEMA`."""
+    :data:`CLUSTER_SCHEMA` and :data:`SUMMARY_SCHEMA`. ``texts`` gives each page's title (or
+    title, H1 and headings) for the cluster labels."""
     if not urls:
         return pl.DataFrame(schema=CLUSTER_SCHEMA), pl.DataFrame(schema=SUMMARY_SCHEMA)
     k = k or choose_k(len(urls))
     x = np.ascontiguousarray(vectors, dtype=np.float32)
-    clustering = assign_clusters(urls, x, spherical_centroids(x, k, seed), titles)
+    clustering = assign_clusters(urls, x, spherical_centroids(x, k, seed), texts)
     return (
         page_clusters(urls, clustering, k, bridge_margin),
         cluster_summary(clustering, content_links, gap_density),
@@ -105,15 +105,18 @@ def assign_clusters(
     urls: list[str],
     x: NDArray[np.float32],
     centroids: NDArray[np.float32],
-    titles: Mapping[str, str],
+    texts: Mapping[str, str | PageHeadings],
 ) -> Clustering:
-    """Each page to its most similar centroid; clusters labelled from their members' titles."""
+    """Each page to its most similar centroid; clusters labelled from their members' titles and
+    headings (see :mod:`linkpipe.lib.vectors.cluster_labels`)."""
     sims: NDArray[np.float32] = x @ centroids.T
     order = np.argsort(-sims, axis=1)
     members: dict[int, list[str]] = {}
     for url, c in zip(urls, order[:, 0], strict=True):
         members.setdefault(int(c), []).append(url)
-    labels = {c: _label([titles.get(u, "") for u in us]) for c, us in members.items()}
+    labels = cluster_labels(
+        {c: [_headings(texts.get(u, "")) for u in us] for c, us in members.items()}
+    )
     return Clustering(sims, order, members, labels)
 
 
@@ -169,7 +172,6 @@ def cluster_summary(
     return pl.DataFrame(rows, schema=SUMMARY_SCHEMA, orient="row")
 
 
-def _label(titles: list[str], words: int = 3) -> str:
-    """The most common content words of the members' titles."""
-    counts = Counter(w for t in titles for w in set(content_words(t)))
-    return " / ".join(w for w, _ in counts.most_common(words)) or "misc"
+def _headings(text: str | PageHeadings) -> PageHeadings:
+    """A page's label text; a bare string is its title."""
+    return text if isinstance(text, PageHeadings) else PageHeadings(text)

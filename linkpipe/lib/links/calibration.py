@@ -1,0 +1,108 @@
+"""A score an editor can read: the ranking score mapped to a monotone 0..1 confidence per site.
+
+Two calibrations, both monotone non-decreasing in the score and bounded to 0..1:
+
+* **fitted** (:func:`fit_isotonic`): labelled pairs, those the site already links in content
+  being positives, give P(linked | score) by pool-adjacent-violators over score-sorted bins,
+  read between bin centres by linear interpolation;
+* **percentile** (:func:`fit_percentile`): the share of the site's suggestions that score at
+  or below a score (0.75: better than three quarters of them); used while too few labelled
+  pairs are known, which is the case while candidate rows leave linked pairs out.
+
+:func:`calibrate` picks the fitted one when both classes have ``min_per_class`` pairs.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MIN_PER_CLASS = 20
+BINS = 20
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Knots (score, confidence), both non-decreasing; ``method`` is "fitted" or "percentile"."""
+
+    scores: tuple[float, ...]
+    values: tuple[float, ...]
+    method: str
+
+    def confidence(self, score: float) -> float:
+        """The confidence of a score: linear between knots, constant beyond the ends."""
+        if not self.scores:
+            return 0.0
+        if score <= self.scores[0]:
+            return self.values[0]
+        if score >= self.scores[-1]:
+            return self.values[-1]
+        i = bisect.bisect_right(self.scores, score)
+        x0, x1 = self.scores[i - 1], self.scores[i]
+        y0, y1 = self.values[i - 1], self.values[i]
+        share = (score - x0) / (x1 - x0) if x1 > x0 else 1.0
+        return round(min(1.0, max(0.0, y0 + share * (y1 - y0))), 4)
+
+
+def pool_adjacent(values: Sequence[float], weights: Sequence[float]) -> list[float]:
+    """The non-decreasing sequence closest to ``values`` in weighted least squares (PAV)."""
+    blocks: list[list[float]] = []  # [mean, weight, length]
+    for v, w in zip(values, weights, strict=True):
+        blocks.append([v, w, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            m2, w2, n2 = blocks.pop()
+            m1, w1, n1 = blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, n1 + n2])
+    return [b[0] for b in blocks for _ in range(int(b[2]))]
+
+
+def fit_isotonic(scores: Sequence[float], labels: Sequence[bool], bins: int = BINS) -> Calibration:
+    """P(label | score) from labelled scores: equal-count bins, made monotone by PAV."""
+    pairs = sorted(zip(scores, labels, strict=True))
+    if not pairs:
+        return Calibration((), (), "fitted")
+    size = max(1, -(-len(pairs) // bins))
+    chunks: list[list[tuple[float, bool]]] = [[]]
+    for item in pairs:  # equal scores share a bin
+        if len(chunks[-1]) >= size and item[0] != chunks[-1][-1][0]:
+            chunks.append([])
+        chunks[-1].append(item)
+    centres = [sum(s for s, _ in c) / len(c) for c in chunks]
+    shares = [sum(lab for _, lab in c) / len(c) for c in chunks]
+    fitted = pool_adjacent(shares, [float(len(c)) for c in chunks])
+    return Calibration(tuple(centres), tuple(round(v, 6) for v in fitted), "fitted")
+
+
+def fit_percentile(scores: Sequence[float], knots: int = 101) -> Calibration:
+    """The share of ``scores`` at or below a score, kept at up to ``knots`` points."""
+    ordered = sorted(scores)
+    if not ordered:
+        return Calibration((), (), "percentile")
+    n = len(ordered)
+    picks = sorted({round(i * (n - 1) / (knots - 1)) for i in range(knots)})
+    xs: list[float] = []
+    ys: list[float] = []
+    for i in picks:
+        x = ordered[i]
+        y = bisect.bisect_right(ordered, x) / n
+        if xs and x == xs[-1]:
+            ys[-1] = y
+            continue
+        xs.append(x)
+        ys.append(y)
+    return Calibration(tuple(xs), tuple(round(y, 6) for y in ys), "percentile")
+
+
+def calibrate(
+    scores: Sequence[float],
+    labels: Sequence[bool],
+    suggested: Sequence[float],
+    min_per_class: int = MIN_PER_CLASS,
+) -> Calibration:
+    """Fitted on the labelled ``scores`` when each class has ``min_per_class`` of them, else
+    the percentile among the scores of the site's ``suggested`` pairs."""
+    positives = sum(labels)
+    if positives >= min_per_class and len(labels) - positives >= min_per_class:
+        return fit_isotonic(scores, labels)
+    return fit_percentile(suggested)

@@ -1,1 +1,0 @@
-SELECT url, title FROM indexable_pages WHERE crawl_id = ? AND indexable;
