@@ -3,7 +3,9 @@
 from collections.abc import Callable
 
 import dagster as dg
+from dagster_duckdb import DuckDBResource
 
+from linkpipe.defs.metadata import histogram_metadata, stage_metadata, table_metadata
 from linkpipe.defs.partitions import (
     WRITER_POOL,
     by_crawl,
@@ -11,9 +13,10 @@ from linkpipe.defs.partitions import (
     crawl_partitions,
     page_partitions,
 )
-from linkpipe.defs.resources import LinkpipeSettings
+from linkpipe.defs.resources import LinkpipeSettings, duckdb_connection
 from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.retention import publish_copy
+from linkpipe.lib.run_status import finish_run_in
 from linkpipe.lib.stages import StageResult
 from linkpipe.lib.stages.ann_index import materialize_ann_index
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
@@ -25,26 +28,41 @@ from linkpipe.lib.stages.page_embeddings import materialize_page_embeddings
 from linkpipe.lib.stages.page_summaries import materialize_page_summaries
 from linkpipe.lib.stages.site_models import materialize_site_models
 from linkpipe.lib.stages.topic_clusters import materialize_topic_clusters
+from linkpipe.lib.storage import SqlParams
 
-GROUP = "linkpipe"
+Histogram = tuple[str, SqlParams, str, str]
+"""(query, parameters, column, unit) of a distribution to plot (see ``metadata``)."""
+
+# Groups of the UI's asset graph, in the order the data flows.
+CRAWL, CONTENT, VECTORS, SUGGESTIONS, PUBLISH = (
+    "crawl",
+    "content",
+    "vectors",
+    "suggestions",
+    "publish",
+)
+PYTHON = frozenset({"python", "duckdb"})  # kinds: computed in Python, stored in DuckDB
 # Everything after crawl_export follows it automatically when the daemon runs (nightly refresh).
 EAGER = dg.AutomationCondition.eager()
 Dep = dg.AssetsDefinition | dg.AssetDep
 AssetDecorator = Callable[[Callable[..., dg.MaterializeResult[None]]], dg.AssetsDefinition]
 
 
-def site_asset(*deps: Dep, eager: bool = True) -> AssetDecorator:
+def site_asset(
+    *deps: Dep, group: str, kinds: frozenset[str] = PYTHON, eager: bool = True
+) -> AssetDecorator:
     """A site-level asset: one partition per crawl, written by one process at a time."""
     return dg.asset(
         deps=deps,
         partitions_def=crawl_partitions,
         pool=WRITER_POOL,
-        group_name=GROUP,
+        group_name=group,
+        kinds=set(kinds),
         automation_condition=EAGER if eager else None,
     )
 
 
-def page_asset(*deps: Dep) -> AssetDecorator:
+def page_asset(*deps: Dep, group: str, kinds: frozenset[str] = PYTHON) -> AssetDecorator:
     """A page-level asset: one partition per crawl and URL-hash shard.
 
     Shards run in parallel processes, so page-level assets are not in the writer pool (a pool
@@ -53,86 +71,98 @@ def page_asset(*deps: Dep) -> AssetDecorator:
     return dg.asset(
         deps=deps,
         partitions_def=page_partitions,
-        group_name=GROUP,
+        group_name=group,
+        kinds=set(kinds),
         automation_condition=EAGER,
     )
 
 
-def _output(result: StageResult) -> dg.MaterializeResult[None]:
-    """Dagster metadata of a stage result: rows per table, a Markdown preview, extras."""
-    meta: dict[str, dg.MetadataValue] = {
-        f"rows_{table}": dg.MetadataValue.int(n) for table, n in result.rows.items()
-    }
-    meta["dagster/row_count"] = dg.MetadataValue.int(sum(result.rows.values()))
-    if result.preview:
-        cols = list(result.preview[0])
-        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-        lines += ["| " + " | ".join(str(r[c])[:80] for c in cols) + " |" for r in result.preview]
-        meta["preview"] = dg.MetadataValue.md("\n".join(lines))
-    for key, value in result.meta.items():
-        meta[key] = dg.MetadataValue.json(value) if isinstance(value, dict | list) else value
+def _output(
+    result: StageResult, database: DuckDBResource, histogram: Histogram | None = None
+) -> dg.MaterializeResult[None]:
+    """Dagster metadata of a stage result: rows per table, a Markdown preview, extras, the
+    schema of each table written and, where given, a distribution read from the database."""
+    meta = stage_metadata(result)
+    with duckdb_connection(database) as con:
+        meta.update(table_metadata(con, list(result.rows)))
+        if histogram is not None:
+            meta.update(histogram_metadata(con, *histogram))
     return dg.MaterializeResult(metadata=meta)
 
 
-@site_asset(eager=False)
+@site_asset(group=CRAWL, kinds=frozenset({"python", "duckdb", "scrapy"}), eager=False)
 def crawl_export(
-    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings, duckdb: DuckDBResource
 ) -> dg.MaterializeResult[None]:
     """One row per fetched URL and one per link, from the built-in Scrapy crawler."""
     return _output(
-        materialize_crawl_export(settings.db_path, context.partition_key, DEFAULT_SHARDS)
+        materialize_crawl_export(settings.db_path, context.partition_key, DEFAULT_SHARDS),
+        duckdb,
     )
 
 
-@site_asset(crawl_export)
+@site_asset(crawl_export, group=CRAWL)
 def indexable_pages(
-    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings, duckdb: DuckDBResource
 ) -> dg.MaterializeResult[None]:
     """Which URLs take part; every excluded URL keeps its reason."""
-    return _output(materialize_indexable_pages(settings.db_path, context.partition_key))
+    return _output(materialize_indexable_pages(settings.db_path, context.partition_key), duckdb)
 
 
-@site_asset(crawl_export, indexable_pages)
+@site_asset(crawl_export, indexable_pages, group=CRAWL)
 def link_graph(
-    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings, duckdb: DuckDBResource
 ) -> dg.MaterializeResult[None]:
     """Existing links resolved, in/out counts, click depth, PageRank, orphans."""
-    return _output(materialize_link_graph(settings.db_path, context.partition_key))
+    return _output(materialize_link_graph(settings.db_path, context.partition_key), duckdb)
 
 
-@page_asset(dg.AssetDep(indexable_pages, partition_mapping=by_crawl))
+@page_asset(dg.AssetDep(indexable_pages, partition_mapping=by_crawl), group=CONTENT)
 def page_summaries(
-    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings, duckdb: DuckDBResource
 ) -> dg.MaterializeResult[None]:
     """Main content (trafilatura), sentences with offsets, compact summaries."""
     crawl_id, shard = crawl_and_shard(context)
-    return _output(materialize_page_summaries(settings.db_path, crawl_id, shard))
+    return _output(materialize_page_summaries(settings.db_path, crawl_id, shard), duckdb)
 
 
-@page_asset(page_summaries)
+@page_asset(page_summaries, group=VECTORS, kinds=frozenset({"python", "duckdb", "pytorch"}))
 def page_embeddings(
-    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings, duckdb: DuckDBResource
 ) -> dg.MaterializeResult[None]:
     """One vector per page, cached by (summary hash, model id)."""
     crawl_id, shard = crawl_and_shard(context)
-    return _output(materialize_page_embeddings(settings.db_path, crawl_id, shard, settings.model))
+    return _output(
+        materialize_page_embeddings(settings.db_path, crawl_id, shard, settings.model), duckdb
+    )
 
 
-@site_asset(dg.AssetDep(page_embeddings, partition_mapping=by_crawl))
+@site_asset(
+    dg.AssetDep(page_embeddings, partition_mapping=by_crawl),
+    group=VECTORS,
+    kinds=frozenset({"python", "duckdb", "faiss"}),
+)
 def ann_index(
-    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings, duckdb: DuckDBResource
 ) -> dg.MaterializeResult[None]:
     """FAISS index over the crawl's embeddings, with measured recall."""
-    return _output(materialize_ann_index(settings.db_path, context.partition_key, settings.model))
+    return _output(
+        materialize_ann_index(settings.db_path, context.partition_key, settings.model), duckdb
+    )
 
 
-@site_asset(dg.AssetDep(page_summaries, partition_mapping=by_crawl), link_graph)
+@site_asset(
+    dg.AssetDep(page_summaries, partition_mapping=by_crawl),
+    link_graph,
+    group=CONTENT,
+    kinds=frozenset({"python", "duckdb", "scikitlearn"}),
+)
 def site_models(
-    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings, duckdb: DuckDBResource
 ) -> dg.MaterializeResult[None]:
     """Site-wide models every shard reads: TF-IDF statistics with a lexical index (its recall
     measured against exact search) and the name dictionary with link probabilities."""
-    return _output(materialize_site_models(settings.db_path, context.partition_key))
+    return _output(materialize_site_models(settings.db_path, context.partition_key), duckdb)
 
 
 @page_asset(
@@ -140,36 +170,46 @@ def site_models(
     dg.AssetDep(ann_index, partition_mapping=by_crawl),
     dg.AssetDep(site_models, partition_mapping=by_crawl),
     dg.AssetDep(link_graph, partition_mapping=by_crawl),
+    group=SUGGESTIONS,
 )
 def candidate_pairs(
-    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings, duckdb: DuckDBResource
 ) -> dg.MaterializeResult[None]:
     """Top semantic neighbours plus lexical mentions, with signals and anchors."""
     crawl_id, shard = crawl_and_shard(context)
-    return _output(materialize_candidate_pairs(settings.db_path, crawl_id, shard, settings.model))
+    result = materialize_candidate_pairs(settings.db_path, crawl_id, shard, settings.model)
+    similarity = ("read/select_similarity_histogram", [crawl_id, shard], "semantic_sim", "pairs")
+    return _output(result, duckdb, similarity)
 
 
-@site_asset(dg.AssetDep(candidate_pairs, partition_mapping=by_crawl), link_graph)
+@site_asset(dg.AssetDep(candidate_pairs, partition_mapping=by_crawl), link_graph, group=SUGGESTIONS)
 def link_opportunities(
-    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings, duckdb: DuckDBResource
 ) -> dg.MaterializeResult[None]:
     """Filtered, scored and capped suggestions with anchor, sentence, offsets and reason."""
-    return _output(materialize_link_opportunities(settings.db_path, context.partition_key))
+    crawl_id = context.partition_key
+    result = materialize_link_opportunities(settings.db_path, crawl_id)
+    scores = ("read/select_score_histogram", [crawl_id], "score", "suggestions")
+    return _output(result, duckdb, scores)
 
 
-@site_asset(ann_index, link_graph)
+@site_asset(ann_index, link_graph, group=VECTORS, kinds=frozenset({"python", "duckdb", "faiss"}))
 def topic_clusters(
-    context: dg.AssetExecutionContext, settings: LinkpipeSettings
+    context: dg.AssetExecutionContext, settings: LinkpipeSettings, duckdb: DuckDBResource
 ) -> dg.MaterializeResult[None]:
     """Topic clusters, bridge pages and loosely linked clusters (gaps)."""
-    return _output(materialize_topic_clusters(settings.db_path, context.partition_key))
+    return _output(materialize_topic_clusters(settings.db_path, context.partition_key), duckdb)
 
 
-@site_asset(link_opportunities, topic_clusters)
+@site_asset(link_opportunities, topic_clusters, group=PUBLISH, kinds=frozenset({"duckdb"}))
 def published_snapshot(
     context: dg.AssetExecutionContext, settings: LinkpipeSettings
 ) -> dg.MaterializeResult[None]:
-    """A read-only copy of the database for analysts, replaced atomically after each run."""
+    """A read-only copy of the database for analysts, replaced atomically after each run.
+
+    Its upstream graph has materialized, so the crawl is marked complete first: from now on it
+    is the latest crawl of every view, in the database and in the copy."""
+    finish_run_in(settings.db_path, context.partition_key, "complete")
     path = publish_copy(settings.db_path, settings.keep_crawls)
     return dg.MaterializeResult(metadata={"path": str(path), "bytes": path.stat().st_size})
 

@@ -23,8 +23,10 @@ with warnings.catch_warnings():  # beta in Dagster 1.13, the documented way for 
 WRITER_POOL = "linkpipe_duckdb_writer"  # size 1: DuckDB allows one writing process
 
 
-def crawl_and_shard(context: dg.AssetExecutionContext) -> tuple[str, int]:
-    """(crawl id, shard) of a page-level asset's partition."""
+def crawl_and_shard(
+    context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext,
+) -> tuple[str, int]:
+    """(crawl id, shard) of a page-level asset's (or asset check's) partition."""
     key = context.partition_key
     if not isinstance(key, dg.MultiPartitionKey):
         key = page_partitions.get_partition_key_from_str(key)

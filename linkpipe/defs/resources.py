@@ -1,11 +1,21 @@
 """Resources: where the database lives, which embedding model is used, how many crawls the
-published copy keeps."""
+published copy keeps (``settings``), and the database as dagster-duckdb's ``DuckDBResource``
+(``duckdb``), built from the same path.
+
+The stages of ``linkpipe.lib.stages`` get the path and open the file through
+``linkpipe.lib.storage`` (schema, lock waits, one transaction per partition write); the Dagster
+code's own reads (asset checks, materialization metadata) use the ``duckdb`` resource.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import dagster as dg
+import duckdb
+from dagster_duckdb import DuckDBResource
 
 from linkpipe.lib.retention import DEFAULT_KEEP_CRAWLS
 from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
@@ -29,3 +39,20 @@ def settings_from_env() -> LinkpipeSettings:
         model=os.environ.get("LINKPIPE_MODEL", DEFAULT_MODEL),
         keep_crawls=int(os.environ.get("LINKPIPE_KEEP_CRAWLS", DEFAULT_KEEP_CRAWLS)),
     )
+
+
+def resources_for(settings: LinkpipeSettings) -> dict[str, object]:
+    """Every resource the assets, checks and sensors use: ``settings`` and ``duckdb`` (the
+    same database file)."""
+    return {"settings": settings, "duckdb": DuckDBResource(database=settings.db_path)}
+
+
+@contextmanager
+def duckdb_connection(database: DuckDBResource) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection of the resource (it waits while another process holds the file), closed
+    on leaving the block even when the block fails, so that no lock outlives it."""
+    with database.get_connection() as con:
+        try:
+            yield con
+        finally:
+            con.close()

@@ -18,10 +18,10 @@ import multiprocessing
 import os
 import queue
 import threading
-import time
 from collections.abc import Callable, Sequence
 from multiprocessing.pool import AsyncResult
 from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Event
 from pathlib import Path
 
 from linkpipe.lib import progress
@@ -40,22 +40,28 @@ def default_workers(n_shards: int) -> int:
     return max(1, min(wanted, n_shards))
 
 
-def _worker_init(reports: Queue[ProgressItem], dagster_home: str, parent: int) -> None:
+def _worker_init(
+    reports: Queue[ProgressItem], dagster_home: str, parent: int, stop: Event
+) -> None:
     """In each worker: forward progress reports to the parent, use the parent's instance, and
-    end when the parent process is gone."""
+    end when the parent process is gone or sets ``stop``."""
     os.environ["DAGSTER_HOME"] = dagster_home
     progress.set_reporter(lambda stage, done, total: reports.put((stage, done, total)))
-    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
+    threading.Thread(target=_end_with, args=(parent, stop), daemon=True).start()
 
 
-def _end_with(parent: int) -> None:
-    """Kill this process as soon as process ``parent`` no longer exists."""
-    while True:
-        time.sleep(0.5)
+def _end_with(parent: int, stop: Event) -> None:
+    """Kill this process as soon as process ``parent`` no longer exists or ``stop`` is set.
+
+    ``stop`` is needed because a worker inside a Dagster run only notes the SIGTERM of
+    ``Pool.terminate`` (Dagster defers interrupts during a run) and would then wait for work
+    for ever while the pool waits for it to end."""
+    while not stop.wait(0.5):
         try:
             os.kill(parent, 0)
         except (ProcessLookupError, PermissionError):  # gone, or its pid now another user's
             os._exit(1)
+    os._exit(1)
 
 
 def _forward(reports: Queue[ProgressItem]) -> None:
@@ -87,11 +93,16 @@ def run_parallel(
     forwarder = threading.Thread(target=_forward, args=(reports,), daemon=True)
     forwarder.start()
     home = os.environ.get("DAGSTER_HOME", "")
+    stop = context.Event()
     try:
         # Leaving the block on a failure or an interrupt terminates the workers at once.
-        with context.Pool(workers, _worker_init, (reports, home, os.getpid())) as pool:
+        with context.Pool(workers, _worker_init, (reports, home, os.getpid(), stop)) as pool:
             args = [(list(asset_names), key, str(db_path), model) for key in keys]
-            _wait_all([pool.apply_async(job, a) for a in args])
+            try:
+                _wait_all([pool.apply_async(job, a) for a in args])
+            except BaseException:
+                stop.set()  # the workers end themselves, those inside a Dagster run too
+                raise
             pool.close()  # done: let the idle workers exit by themselves
             pool.join()
     finally:
