@@ -40,12 +40,13 @@ def _start(db: Path, url: str, crawl_id: str, model: str) -> subprocess.Popen[st
     )
 
 
-def _signal_at(proc: subprocess.Popen[str], step: str, sig: int) -> float:
-    """Send ``sig`` one second into ``step``; return the seconds the process took to exit."""
+def _signal_at(proc: subprocess.Popen[str], step: str, sig: int, after_s: float = 0.1) -> float:
+    """Send ``sig`` ``after_s`` into ``step`` (a short step on a small site is over within a
+    second); return the seconds the process took to exit."""
     assert proc.stderr is not None
     for line in proc.stderr:
         if line.strip() == f"> {step}":
-            time.sleep(1.0)
+            time.sleep(after_s)
             break
     else:
         pytest.fail(f"the run ended before {step!r}")
@@ -114,7 +115,7 @@ def test_killed_and_stopped_runs_leave_a_database_the_next_run_completes(
         assert _latest(db) == _latest(published) == "base"
 
     proc = _start(db, url, "stopped", fake_model)
-    seconds = _signal_at(proc, "candidates and anchors", signal.SIGTERM)
+    seconds = _signal_at(proc, "candidates and anchors", signal.SIGTERM, after_s=1.0)
     assert proc.returncode == 130 and seconds < 15
     _wait_session_ends(proc.pid)
     assert _latest(db) == _latest(published) == "base"
