@@ -11,18 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from linkpipe.lib.hashing import DEFAULT_SHARDS
-from linkpipe.lib.stages.ann_index import materialize_ann_index
-from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
-from linkpipe.lib.stages.crawl_export import materialize_crawl_export, register_crawl
-from linkpipe.lib.stages.indexable_pages import materialize_indexable_pages
-from linkpipe.lib.stages.link_graph import materialize_link_graph
-from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
-from linkpipe.lib.stages.page_embeddings import materialize_page_embeddings
-from linkpipe.lib.stages.page_summaries import materialize_page_summaries
-from linkpipe.lib.stages.site_models import materialize_site_models
 from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import open_db
+from linkpipe_tests.graph import crawl_and_run
 
 CRAWL = "tags"
 COMMON = (
@@ -153,18 +144,7 @@ def blog(tmp_path_factory, fake_model):
     body_links = _write_site(root)
     db = root.parent / "linkpipe.duckdb"
     with serve_site(root) as site:
-        register_crawl(db, CRAWL, site.base_url + "/", "crawler", "", {"max_pages": 40})
-        materialize_crawl_export(db, CRAWL, DEFAULT_SHARDS)
-    materialize_indexable_pages(db, CRAWL)
-    materialize_link_graph(db, CRAWL)
-    for shard in range(DEFAULT_SHARDS):
-        materialize_page_summaries(db, CRAWL, shard)
-        materialize_page_embeddings(db, CRAWL, shard, fake_model)
-    materialize_ann_index(db, CRAWL, fake_model)
-    materialize_site_models(db, CRAWL)
-    for shard in range(DEFAULT_SHARDS):
-        materialize_candidate_pairs(db, CRAWL, shard, fake_model)
-    materialize_link_opportunities(db, CRAWL)
+        crawl_and_run(db, CRAWL, site.base_url + "/", fake_model, 40, "link_opportunities")
     return db, body_links
 
 

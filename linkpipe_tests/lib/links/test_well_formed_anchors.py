@@ -11,17 +11,8 @@ import pytest
 
 from linkpipe.cli.eval import add_eval_parser
 from linkpipe.evaluation.anchor_quality import database_anchor_quality, sentence_span
-from linkpipe.lib.hashing import DEFAULT_SHARDS
-from linkpipe.lib.stages.ann_index import materialize_ann_index
-from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
-from linkpipe.lib.stages.crawl_export import materialize_crawl_export, register_crawl
-from linkpipe.lib.stages.indexable_pages import materialize_indexable_pages
-from linkpipe.lib.stages.link_graph import materialize_link_graph
-from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
-from linkpipe.lib.stages.page_embeddings import materialize_page_embeddings
-from linkpipe.lib.stages.page_summaries import materialize_page_summaries
-from linkpipe.lib.stages.site_models import materialize_site_models
 from linkpipe.lib.storage import open_db
+from linkpipe_tests.graph import crawl_and_run
 
 CRAWL = "demo-anchors"
 
@@ -29,18 +20,7 @@ CRAWL = "demo-anchors"
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory, demo_site, fake_model) -> Path:
     db = tmp_path_factory.mktemp("anchors") / "demo.duckdb"
-    register_crawl(db, CRAWL, demo_site.base_url + "/", "crawler", "", {"max_pages": 120})
-    materialize_crawl_export(db, CRAWL, DEFAULT_SHARDS)
-    materialize_indexable_pages(db, CRAWL)
-    materialize_link_graph(db, CRAWL)
-    for shard in range(DEFAULT_SHARDS):
-        materialize_page_summaries(db, CRAWL, shard)
-        materialize_page_embeddings(db, CRAWL, shard, fake_model)
-    materialize_ann_index(db, CRAWL, fake_model)
-    materialize_site_models(db, CRAWL)
-    for shard in range(DEFAULT_SHARDS):
-        materialize_candidate_pairs(db, CRAWL, shard, fake_model)
-    materialize_link_opportunities(db, CRAWL)
+    crawl_and_run(db, CRAWL, demo_site.base_url + "/", fake_model, 120, "link_opportunities")
     return db
 
 

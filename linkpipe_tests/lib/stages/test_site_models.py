@@ -6,13 +6,7 @@ import pytest
 from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.links.candidates import SiteContext
 from linkpipe.lib.stages import candidate_pairs as stage
-from linkpipe.lib.stages.ann_index import materialize_ann_index
 from linkpipe.lib.stages.candidate_pairs import load_site_context, materialize_candidate_pairs
-from linkpipe.lib.stages.crawl_export import materialize_crawl_export, register_crawl
-from linkpipe.lib.stages.indexable_pages import materialize_indexable_pages
-from linkpipe.lib.stages.link_graph import materialize_link_graph
-from linkpipe.lib.stages.page_embeddings import materialize_page_embeddings
-from linkpipe.lib.stages.page_summaries import materialize_page_summaries
 from linkpipe.lib.stages.site_models import (
     SiteModelsMissing,
     _texts,
@@ -21,6 +15,7 @@ from linkpipe.lib.stages.site_models import (
 )
 from linkpipe.lib.storage import open_db
 from linkpipe.lib.text.lexical_index import IndexSettings
+from linkpipe_tests.graph import crawl_and_run
 
 CRAWL = "c1"
 
@@ -29,14 +24,7 @@ CRAWL = "c1"
 def demo_db(tmp_path_factory, demo_site, fake_model):
     """The demo site up to ann_index (the inputs of site_models and candidate_pairs)."""
     db = tmp_path_factory.mktemp("site-models") / "linkpipe.duckdb"
-    register_crawl(db, CRAWL, demo_site.base_url + "/", "crawler", "", {"max_pages": 300})
-    materialize_crawl_export(db, CRAWL, DEFAULT_SHARDS)
-    materialize_indexable_pages(db, CRAWL)
-    materialize_link_graph(db, CRAWL)
-    for shard in range(DEFAULT_SHARDS):
-        materialize_page_summaries(db, CRAWL, shard)
-        materialize_page_embeddings(db, CRAWL, shard, fake_model)
-    materialize_ann_index(db, CRAWL, fake_model)
+    crawl_and_run(db, CRAWL, demo_site.base_url + "/", fake_model, 300, until="ann_index")
     return db
 
 
