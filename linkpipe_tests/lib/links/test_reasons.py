@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from linkpipe.cli.output import excerpt
-from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.links.anchors import AnchorChoice
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.scoring import (
@@ -21,16 +20,8 @@ from linkpipe.lib.links.scoring import (
     quoted,
     reason_evidence,
 )
-from linkpipe.lib.stages.ann_index import materialize_ann_index
-from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
-from linkpipe.lib.stages.crawl_export import materialize_crawl_export, register_crawl
-from linkpipe.lib.stages.indexable_pages import materialize_indexable_pages
-from linkpipe.lib.stages.link_graph import materialize_link_graph
-from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
-from linkpipe.lib.stages.page_embeddings import materialize_page_embeddings
-from linkpipe.lib.stages.page_summaries import materialize_page_summaries
-from linkpipe.lib.stages.site_models import materialize_site_models
 from linkpipe.lib.storage import open_db
+from linkpipe_tests.graph import crawl_and_run
 
 LONG_NAME = "The Complete Guide To Layers Masks Channels And Paths In Practice"
 
@@ -170,18 +161,7 @@ def test_excerpt_examples() -> None:
 
 def test_demo_reasons_are_at_most_25_words(tmp_path: Path, demo_site, fake_model: str) -> None:
     db, crawl = tmp_path / "demo.duckdb", "demo-reasons"
-    register_crawl(db, crawl, demo_site.base_url + "/", "crawler", "", {"max_pages": 120})
-    materialize_crawl_export(db, crawl, DEFAULT_SHARDS)
-    materialize_indexable_pages(db, crawl)
-    materialize_link_graph(db, crawl)
-    for shard in range(DEFAULT_SHARDS):
-        materialize_page_summaries(db, crawl, shard)
-        materialize_page_embeddings(db, crawl, shard, fake_model)
-    materialize_ann_index(db, crawl, fake_model)
-    materialize_site_models(db, crawl)
-    for shard in range(DEFAULT_SHARDS):
-        materialize_candidate_pairs(db, crawl, shard, fake_model)
-    materialize_link_opportunities(db, crawl)
+    crawl_and_run(db, crawl, demo_site.base_url + "/", fake_model, 120, "link_opportunities")
     with open_db(db, read_only=True) as con:
         rows = con.execute(
             "SELECT reason, score, confidence FROM v_opportunities_all WHERE crawl_id = ?", [crawl]
