@@ -19,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     from linkpipe.cli.export import add_export_parser
     from linkpipe.cli.options import add_global_options
     from linkpipe.cli.pipeline import add_pipeline_parsers
+    from linkpipe.cli.report import add_report_parser
     from linkpipe.cli.review import add_review_parser
     from linkpipe.cli.signals import add_signals_parser
     from linkpipe.cli.sql import add_sql_parser
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_sql_parser(sub)
     add_export_parser(sub)
     add_whatif_parser(sub)
+    add_report_parser(sub)
     add_global_options(parser)  # last: --debug goes on every command
     return parser
 

@@ -1,7 +1,8 @@
 """What leaves the database for readers: the connection a reader gets while a run may hold the
 write lock (the last published copy, or a bounded wait), and the files ``linkpipe export``
 writes from tables and views: CSV with a UTF-8 BOM (Excel reads it right), Parquet through
-DuckDB's own ``COPY ... (FORMAT parquet)``, and XLSX with one sheet per view. A file is written
+DuckDB's own ``COPY ... (FORMAT parquet)``, and XLSX with one sheet per view (by default the
+suggestions, orphan, excluded pages, page metrics and the crawl diff). A file is written
 beside its destination and moved into place when complete, so a failed export leaves nothing.
 """
 
@@ -29,7 +30,9 @@ if TYPE_CHECKING:
 FORMATS = {".csv": "csv", ".xlsx": "xlsx", ".parquet": "parquet", ".pq": "parquet"}
 DEFAULT_VIEW = "v_opportunities"
 XLSX_VIEWS = ("v_opportunities", "v_orphan_pages", "v_excluded_pages")
-XLSX_OPTIONAL_VIEWS = ("v_page_metrics",)
+# Included when the file has them (a copy written by an older linkpipe may not); the crawl
+# diff sheets hold only a header while the site has a single complete crawl.
+XLSX_OPTIONAL_VIEWS = ("v_page_metrics", "v_suggestion_changes", "v_link_changes")
 XLSX_MAX_ROWS = 1_048_575  # Excel's rows per sheet, less the header
 XLSX_MAX_LINKS = 65_530  # Excel's hyperlinks per sheet; later URLs are written as text
 XLSX_MAX_TEXT = 32_767  # Excel's characters per cell

@@ -1,5 +1,6 @@
 """`linkpipe export` on a database the demo graph filled (hashing embedder): CSV with a BOM,
-XLSX sheets, Parquet, checked view names, and `review import` reading the files back."""
+XLSX sheets (the crawl diff's included), Parquet, checked view names, and `review import`
+reading the files back."""
 
 import csv
 import io
@@ -13,13 +14,24 @@ import pytest
 from openpyxl import load_workbook
 
 from linkpipe.cli.main import main
+from linkpipe_tests.report.earlier_crawl import add_earlier_crawl
 
 URL_COLUMNS = {
     "v_opportunities": ["source_url", "target_url"],
     "v_orphan_pages": ["url"],
     "v_excluded_pages": ["url"],
     "v_page_metrics": ["url"],
+    "v_suggestion_changes": ["source_url", "target_url"],
+    "v_link_changes": ["source_url", "target_url"],
 }
+XLSX_SHEETS = [
+    "v_opportunities",
+    "v_orphan_pages",
+    "v_excluded_pages",
+    "v_page_metrics",
+    "v_suggestion_changes",
+    "v_link_changes",
+]
 
 
 @pytest.fixture(scope="module")
@@ -71,9 +83,8 @@ def test_xlsx_has_a_sheet_per_view_frozen_sized_and_linked(capsys, graph_db: Pat
     status, stdout, _ = export(capsys, graph_db, out)
     assert status == 0 and stdout.startswith("wrote v_opportunities (")
     book = load_workbook(out)
-    views = ["v_opportunities", "v_orphan_pages", "v_excluded_pages", "v_page_metrics"]
-    assert book.sheetnames == views
-    for view in views:
+    assert book.sheetnames == XLSX_SHEETS
+    for view in XLSX_SHEETS:
         columns, rows = query(graph_db, f"SELECT * FROM {view}")
         sheet = book[view]
         assert sheet.freeze_panes == "A2"
@@ -81,6 +92,9 @@ def test_xlsx_has_a_sheet_per_view_frozen_sized_and_linked(capsys, graph_db: Pat
         for index, _ in enumerate(columns, start=1):
             letter = sheet.cell(1, index).column_letter
             assert 8 <= sheet.column_dimensions[letter].width <= 60
+        if view in ("v_suggestion_changes", "v_link_changes"):
+            assert rows == []  # one crawl: nothing to compare, the header only
+            continue
         for name in URL_COLUMNS.get(view, []):
             col = columns.index(name) + 1
             cells = [sheet.cell(r, col) for r in range(2, sheet.max_row + 1)]
@@ -89,6 +103,43 @@ def test_xlsx_has_a_sheet_per_view_frozen_sized_and_linked(capsys, graph_db: Pat
     reasons = book["v_excluded_pages"]["B"]  # other columns stay text
     assert reasons[0].value == "reason" and all(c.hyperlink is None for c in reasons)
     assert len(reasons) > 1
+
+
+def test_xlsx_has_the_crawl_diff_sheets(capsys, graph_db: Path, tmp_path: Path):
+    db = tmp_path / "two-crawls.duckdb"
+    shutil.copy(graph_db, db)
+    earlier = add_earlier_crawl(db, "c1", "c0")
+    out = tmp_path / "suggestions.xlsx"
+    status, stdout, _ = export(capsys, db, out)
+    assert status == 0 and "v_suggestion_changes (" in stdout and "v_link_changes (1 row)" in stdout
+    book = load_workbook(out)
+    assert book.sheetnames == XLSX_SHEETS
+    columns, rows = query(db, "SELECT * FROM v_suggestion_changes")
+    sheet = book["v_suggestion_changes"]
+    assert columns[:6] == [
+        "old_crawl_id",
+        "new_crawl_id",
+        "source_url",
+        "target_url",
+        "status",
+        "why",
+    ]
+    assert [c.value for c in sheet[1]] == columns and sheet.max_row == len(rows) + 1
+    got = [tuple(c.value for c in row) for row in sheet.iter_rows(min_row=2)]
+    assert got == rows
+    at = columns.index
+    changed = {(r[at("status")], (r[at("source_url")], r[at("target_url")])) for r in got}
+    assert {("implemented", earlier.implemented), ("new", earlier.new),
+            ("disappeared", earlier.disappeared)} <= changed  # fmt: skip
+    assert {r[at("status")] for r in got} == {"implemented", "new", "disappeared", "still_open"}
+    assert all((r[at("old_crawl_id")], r[at("new_crawl_id")]) == ("c0", "c1") for r in got)
+    links = book["v_link_changes"]
+    columns, rows = query(db, "SELECT * FROM v_link_changes")
+    assert [c.value for c in links[1]] == columns
+    assert [tuple(c.value for c in row) for row in links.iter_rows(min_row=2)] == rows
+    assert [r[2:6] for r in rows] == [(*earlier.implemented, "content", "added")]
+    source = links.cell(2, columns.index("source_url") + 1)
+    assert source.hyperlink.target == source.value == earlier.implemented[0]
 
 
 def test_parquet_holds_the_views_rows(capsys, graph_db: Path, tmp_path: Path):

@@ -55,7 +55,8 @@ def test_view_names_are_checked_against_the_catalog(db: Path):
                 exports.checked_views(con, [bad])
         assert exports.default_views(con, "csv") == ["v_opportunities"]
         assert exports.default_views(con, "xlsx") == [
-            "v_opportunities", "v_orphan_pages", "v_excluded_pages", "v_page_metrics"
+            "v_opportunities", "v_orphan_pages", "v_excluded_pages", "v_page_metrics",
+            "v_suggestion_changes", "v_link_changes",
         ]  # fmt: skip
     finally:
         con.close()
