@@ -5,7 +5,13 @@ from collections.abc import Callable
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from linkpipe.defs.metadata import histogram_metadata, stage_metadata, table_metadata
+from linkpipe.defs.metadata import (
+    Metadata,
+    histogram_metadata,
+    stage_metadata,
+    table_metadata,
+    thresholds_metadata,
+)
 from linkpipe.defs.partitions import (
     WRITER_POOL,
     by_crawl,
@@ -78,11 +84,14 @@ def page_asset(*deps: Dep, group: str, kinds: frozenset[str] = PYTHON) -> AssetD
 
 
 def _output(
-    result: StageResult, database: DuckDBResource, histogram: Histogram | None = None
+    result: StageResult,
+    database: DuckDBResource,
+    histogram: Histogram | None = None,
+    extra: Metadata | None = None,
 ) -> dg.MaterializeResult[None]:
     """Dagster metadata of a stage result: rows per table, a Markdown preview, extras, the
     schema of each table written and, where given, a distribution read from the database."""
-    meta = stage_metadata(result)
+    meta = stage_metadata(result) | (extra or {})
     with duckdb_connection(database) as con:
         meta.update(table_metadata(con, list(result.rows)))
         if histogram is not None:
@@ -105,8 +114,11 @@ def crawl_export(
 def indexable_pages(
     context: dg.AssetExecutionContext, settings: LinkpipeSettings, duckdb: DuckDBResource
 ) -> dg.MaterializeResult[None]:
-    """Which URLs take part; every excluded URL keeps its reason."""
-    return _output(materialize_indexable_pages(settings.db_path, context.partition_key), duckdb)
+    """Which URLs take part; every excluded URL keeps its reason. The thin, listing and
+    near-duplicate thresholds measured on the crawl are in the metadata and in
+    ``indexability_thresholds``."""
+    result = materialize_indexable_pages(settings.db_path, context.partition_key)
+    return _output(result, duckdb, extra=thresholds_metadata(result.meta["thresholds"]))
 
 
 @site_asset(crawl_export, indexable_pages, group=CRAWL)

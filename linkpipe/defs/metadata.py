@@ -29,13 +29,37 @@ def stage_metadata(result: StageResult) -> Metadata:
     meta: Metadata = {f"rows_{table}": dg.MetadataValue.int(n) for table, n in result.rows.items()}
     meta["dagster/row_count"] = dg.MetadataValue.int(sum(result.rows.values()))
     if result.preview:
-        cols = list(result.preview[0])
-        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-        lines += ["| " + " | ".join(str(r[c])[:80] for c in cols) + " |" for r in result.preview]
-        meta["preview"] = dg.MetadataValue.md("\n".join(lines))
+        meta["preview"] = markdown_table(result.preview)
     for key, value in result.meta.items():
         meta[key] = dg.MetadataValue.json(value) if isinstance(value, dict | list) else value
     return meta
+
+
+def markdown_table(rows: Sequence[Mapping[str, Any]], width: int = 80) -> dg.MetadataValue:
+    """Rows as a Markdown table (the columns of the first row), each cell cut at ``width``."""
+    cols = list(rows[0])
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(str(r[c])[:width] for c in cols) + " |" for r in rows]
+    return dg.MetadataValue.md("\n".join(lines))
+
+
+def thresholds_metadata(thresholds: Sequence[Mapping[str, Any]]) -> Metadata:
+    """The indexability thresholds of a crawl as a Markdown table (``thresholds_table``):
+    rule, page type, value, how it was found."""
+    if not thresholds:
+        return {}
+    rows = [
+        {
+            "rule": t["rule"],
+            "page_type": t["page_type"] or "(site)",
+            "threshold": f"{t['threshold']:g}",
+            "mode": t["mode"],
+            "pages": t["pages"],
+            "basis": t["basis"],
+        }
+        for t in thresholds
+    ]
+    return {"thresholds_table": markdown_table(rows, width=120)}
 
 
 def table_schema(con: duckdb.DuckDBPyConnection, table: str) -> dg.TableSchema:

@@ -9,7 +9,7 @@ the same rules.
 [crawl]          # any CrawlConfig field: max_pages, max_depth, user_agent, obey_robots, ...
 max_pages = 5000
 [indexability]   # IndexabilityRules: min_words, excluded_types, near_duplicate_max_bits, ...
-min_words = 80
+min_words = 80   # thresholds are "auto" (measured on the site) unless a number fixes them
 [page_types]     # URL regexes per type, replacing the defaults of that type
 glossary = ["/glossary/", "/lexicon/"]
 [graph]
@@ -25,18 +25,20 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 import tomllib
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, StringConstraints
 from pydantic import ValidationError as PydanticValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from linkpipe.lib.content.indexability import IndexabilityRules
 from linkpipe.lib.content.page_types import DEFAULT_TYPE_PATTERNS, PageTypeRules
+from linkpipe.lib.content.site_thresholds import AUTO
 from linkpipe.lib.crawl.config import CrawlConfig
 from linkpipe.lib.links.scoring import ScoringConfig
 
@@ -124,6 +126,30 @@ class CrawlSettings(BaseModel):
     template_min_share: float = _rule(CrawlConfig, "template_min_share", SHARE, ge=0, le=1)
 
 
+AUTO_OR = '"auto" (measured on the site) or '
+
+
+def _auto_or(low: float, high: float | None = None, integer: bool = True) -> PlainValidator:
+    """A threshold: "auto", or a number (an integer when ``integer``) from ``low`` to
+    ``high``; anything else is one error, described by the field's rule."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, str) and value == AUTO:
+            return value
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        number = whole or (not integer and isinstance(value, float) and math.isfinite(value))
+        if number and value >= low and (high is None or value <= high):
+            return value if integer else float(value)
+        raise PydanticCustomError("auto_or_number", "not auto or a number in range")
+
+    return PlainValidator(check)
+
+
+AutoInt = Annotated[int | Literal["auto"], _auto_or(0)]
+AutoShare = Annotated[float | Literal["auto"], _auto_or(0, 1, integer=False)]
+AutoBits = Annotated[int | Literal["auto"], _auto_or(0, 64)]
+
+
 class IndexabilitySettings(BaseModel):
     """[indexability]: the fields of IndexabilityRules a settings file may set."""
 
@@ -131,12 +157,16 @@ class IndexabilitySettings(BaseModel):
     excluded_types: list[Name] = _rule(
         IndexabilityRules, "excluded_types", "a list of page types (built-in or [page_types])"
     )
-    min_words: int = _rule(IndexabilityRules, "min_words", INT_0, ge=0)
-    listing_link_share: float = _rule(IndexabilityRules, "listing_link_share", SHARE, ge=0, le=1)
+    min_words: AutoInt = _rule(IndexabilityRules, "min_words", AUTO_OR + INT_0)
+    thin_median_share: float = _rule(IndexabilityRules, "thin_median_share", SHARE, ge=0, le=1)
+    thin_floor_words: int = _rule(IndexabilityRules, "thin_floor_words", INT_0, ge=0)
+    thin_cap_words: int = _rule(IndexabilityRules, "thin_cap_words", INT_0, ge=0)
+    listing_link_share: AutoShare = _rule(IndexabilityRules, "listing_link_share", AUTO_OR + SHARE)
     listing_min_links: int = _rule(IndexabilityRules, "listing_min_links", INT_0, ge=0)
-    near_duplicate_max_bits: int = _rule(
-        IndexabilityRules, "near_duplicate_max_bits", "an integer from 0 to 64", ge=0, le=64
+    near_duplicate_max_bits: AutoBits = _rule(
+        IndexabilityRules, "near_duplicate_max_bits", AUTO_OR + "an integer from 0 to 64"
     )
+    auto_min_pages: int = _rule(IndexabilityRules, "auto_min_pages", "an integer >= 2", ge=2)
 
 
 class GraphSettings(BaseModel):
@@ -278,8 +308,8 @@ def _shown(value: Any) -> str:
 
 
 def _cross_field_problem(settings: RunSettings) -> str | None:
-    """Rules between keys: excluded page types must exist, the semantic floor stays below the
-    ceiling."""
+    """Rules between keys: excluded page types must exist, the thin floor stays at or below
+    its cap, the semantic floor stays below the ceiling."""
     known = [*BUILT_IN_TYPES, *(t for t in settings.page_types if t not in BUILT_IN_TYPES)]
     for page_type in settings.indexability.excluded_types:
         if page_type not in known:
@@ -287,6 +317,12 @@ def _cross_field_problem(settings: RunSettings) -> str | None:
                 f"[indexability] excluded_types: unknown page type {page_type!r}"
                 f"{_hint(page_type, known)}; page types: {', '.join(known)}"
             )
+    rules = settings.indexability
+    if rules.thin_floor_words > rules.thin_cap_words:
+        return (
+            "[indexability] thin_floor_words: must not be above thin_cap_words "
+            f"(got {rules.thin_floor_words} and {rules.thin_cap_words})"
+        )
     scoring = settings.scoring
     if scoring.semantic_floor >= scoring.semantic_ceiling:
         return (

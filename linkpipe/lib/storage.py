@@ -31,6 +31,7 @@ CRAWL_TABLES = frozenset(
         "crawl_pages",
         "crawl_links",
         "indexable_pages",
+        "indexability_thresholds",
         "link_edges",
         "page_link_metrics",
         "ann_indexes",

@@ -233,6 +233,33 @@ def test_materializations_carry_table_schemas_and_distributions(demo_run):
     assert json.loads(json.dumps(meta["semantic_sim_histogram_vega_lite"].value))
 
 
+def test_indexable_pages_shows_the_thresholds_measured_on_the_site(demo_run):
+    instance, db = demo_run
+    meta = _latest(instance, "indexable_pages")
+    con = duckdb.connect(str(db), read_only=True)
+    stored = con.execute(
+        "SELECT rule, page_type, threshold, mode FROM indexability_thresholds "
+        "WHERE crawl_id = 'c1' ORDER BY rule, page_type NULLS FIRST"
+    ).fetchall()
+    con.close()
+    # the demo's articles are long: every auto threshold stays at the fixed rule's value
+    assert stored == [
+        ("listing", None, 0.5, "auto"),
+        ("near_duplicate", None, 3.0, "auto"),
+        ("thin", None, 60.0, "auto"),
+        ("thin", "blog", 60.0, "auto"),
+        ("thin", "glossary", 60.0, "auto"),
+        ("thin", "guide", 60.0, "auto"),
+    ]
+    assert meta["thin_threshold_words"].value == 60
+    assert meta["near_duplicate_threshold_bits"].value == 3
+    rules = [t["rule"] for t in meta["thresholds"].value]
+    assert rules == ["listing", "thin", "thin", "thin", "thin", "near_duplicate"]
+    table = meta["thresholds_table"].value
+    assert "| thin | glossary | 60 | auto | 12 | cap 60, below 0.5 x median " in table
+    assert meta["rows_indexability_thresholds"].value == 6
+
+
 def test_dagster_validates_the_workspace():
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run(

@@ -118,7 +118,7 @@ CONFIG_CASES = [
     Case("config-timeout-0", **configured("[crawl]\nrequest_timeout_s = 0\n", r"\[crawl\] request_timeout_s: must be a number of seconds > 0 \(got 0\)")),
     Case("config-nan", **configured("[crawl]\nrequest_timeout_s = nan\n", r"\[crawl\] request_timeout_s: must be a number of seconds > 0 \(got NaN\)")),
     Case("config-inf", **configured("[crawl]\ntotal_time_s = inf\n", r"\[crawl\] total_time_s: must be a number of seconds > 0 \(got Infinity\)")),
-    Case("config-share-out-of-range", **configured("[indexability]\nlisting_link_share = 2.5\n", r"\[indexability\] listing_link_share: must be a number from 0 to 1 \(got 2\.5\)")),
+    Case("config-share-out-of-range", **configured("[indexability]\nlisting_link_share = 2.5\n", r'\[indexability\] listing_link_share: must be "auto" \(measured on the site\) or a number from 0 to 1 \(got 2\.5\)')),
     Case("config-negative-depth", **configured("[graph]\ndeep_threshold = -1\n", r"\[graph\] deep_threshold: must be an integer >= 0 \(got -1\)")),
     Case("config-not-utf8", **configured('[crawl]\nuser_agent = "caf\xe9"\n'.encode("latin-1"), r"'utf-8' codec can't decode byte 0xe9 in position 25: invalid continuation byte")),
     Case("config-binary", **configured(bytes(range(256)), r"'utf-8' codec can't decode byte 0x80 in position 128: invalid start byte")),

@@ -71,11 +71,39 @@ def load(tmp_path: Path, text: str) -> dict:
         ),
         (
             "[indexability]\nnear_duplicate_max_bits = 65\n",
-            "near_duplicate_max_bits: must be an integer from 0 to 64 (got 65)",
+            'near_duplicate_max_bits: must be "auto" (measured on the site) or an integer from 0 '
+            "to 64 (got 65)",
         ),
         (
             "[indexability]\nlisting_link_share = 1.5\n",
-            "listing_link_share: must be a number from 0 to 1 (got 1.5)",
+            'listing_link_share: must be "auto" (measured on the site) or a number from 0 to 1 '
+            "(got 1.5)",
+        ),
+        (
+            '[indexability]\nmin_words = "automatic"\n',
+            'min_words: must be "auto" (measured on the site) or an integer >= 0 (got "automatic")',
+        ),
+        (
+            "[indexability]\nmin_words = 40.5\n",
+            'min_words: must be "auto" (measured on the site) or an integer >= 0 (got 40.5)',
+        ),
+        (
+            "[indexability]\nlisting_link_share = true\n",
+            'listing_link_share: must be "auto" (measured on the site) or a number from 0 to 1 '
+            "(got true)",
+        ),
+        (
+            "[indexability]\nlisting_link_share = nan\n",
+            'listing_link_share: must be "auto" (measured on the site) or a number from 0 to 1 '
+            "(got NaN)",
+        ),
+        (
+            "[indexability]\nauto_min_pages = 1\n",
+            "auto_min_pages: must be an integer >= 2 (got 1)",
+        ),
+        (
+            "[indexability]\nthin_median_share = 1.2\n",
+            "thin_median_share: must be a number from 0 to 1 (got 1.2)",
         ),
         ("[graph]\ndeep_threshold = -1\n", "deep_threshold: must be an integer >= 0 (got -1)"),
         ("[scoring]\nmax_per_source = 0\n", "max_per_source: must be an integer >= 1 (got 0)"),
@@ -129,6 +157,11 @@ def test_a_bad_value_is_one_line_with_file_key_value_and_rule(tmp_path, text, me
             "'utility'?); page types: home, page, utility, listing, commercial, glossary, guide, blog",
         ),
         (
+            "[indexability]\nthin_floor_words = 80\n",
+            "config.toml: [indexability] thin_floor_words: must not be above thin_cap_words "
+            "(got 80 and 60)",
+        ),
+        (
             "[scoring]\nsemantic_floor = 0.9\n",
             "config.toml: [scoring] semantic_floor: must be below semantic_ceiling (got 0.9 and 0.85)",
         ),
@@ -168,6 +201,31 @@ def test_a_good_file_is_stored_as_the_plain_dict_it_sets(tmp_path):
     assert (crawl.max_pages, crawl.obey_robots, crawl.concurrency) == (50, False, 16)
     assert indexability_rules(config).excluded_types == ("docs", "utility")
     assert scoring_config(config).semantic_floor == 0.3
+
+
+def test_thresholds_are_auto_unless_a_number_fixes_them(tmp_path):
+    config = load(
+        tmp_path,
+        '[indexability]\nmin_words = "auto"\nlisting_link_share = 0.7\n'
+        "near_duplicate_max_bits = 0\nthin_cap_words = 100\n",
+    )
+    assert config["indexability"] == {
+        "min_words": "auto",
+        "listing_link_share": 0.7,
+        "near_duplicate_max_bits": 0,
+        "thin_cap_words": 100,
+    }
+    rules = indexability_rules(config)
+    assert (rules.min_words, rules.listing_link_share, rules.near_duplicate_max_bits) == (
+        "auto",
+        0.7,
+        0,
+    )
+    assert rules.thin_rule().configured is None and rules.thin_rule().cap_words == 100
+    whole = load(tmp_path, "[indexability]\nlisting_link_share = 1\n")
+    assert whole["indexability"]["listing_link_share"] == 1.0  # stored as the share it is
+    defaults = indexability_rules({})
+    assert (defaults.min_words, defaults.listing_link_share) == ("auto", "auto")
 
 
 def test_a_crawl_stored_before_validation_still_builds_its_rules():

@@ -71,6 +71,21 @@ CREATE TABLE IF NOT EXISTS indexable_pages (
     title VARCHAR
 );
 
+-- The thresholds the indexability rules used on a crawl (asset indexable_pages, written with
+-- its rows): measured on the site (auto), set in the settings (config), or the fixed default
+-- when too few pages could be measured. A page type without a thin row uses the site's.
+CREATE TABLE IF NOT EXISTS indexability_thresholds (
+    crawl_id VARCHAR NOT NULL,
+    rule VARCHAR NOT NULL,     -- thin | listing | near_duplicate
+    page_type VARCHAR,         -- thin: the page type measured apart; NULL: the whole site
+    threshold DOUBLE,          -- thin: fewer words; listing: this link share or more;
+                               -- near_duplicate: at most this many SimHash bits apart
+    mode VARCHAR,              -- auto | config | default
+    median DOUBLE,             -- of what was measured: words, link share, bits to the nearest page
+    pages INTEGER,             -- pages measured
+    basis VARCHAR              -- how it was found: "0.5 x median 56 words", "set in config"...
+);
+
 CREATE TABLE IF NOT EXISTS page_summaries (
     crawl_id VARCHAR NOT NULL,
     shard INTEGER NOT NULL,

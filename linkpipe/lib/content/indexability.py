@@ -1,27 +1,34 @@
 """Which crawled URLs take part in link suggestions, and why the others do not.
 
-Rules run in a fixed order; the first that matches gives the exclusion reason. Defaults are
-documented in docs/architecture.md (section "Indexable-page rules").
+Rules run in a fixed order; the first that matches gives the exclusion reason. The thin,
+listing and near-duplicate thresholds are "auto" by default: measured on the crawl itself
+(:mod:`linkpipe.lib.content.site_thresholds`), recorded with it, and quoted in each exclusion's
+detail. Defaults are documented in docs/architecture.md (section "Indexable-page rules").
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from typing import Any, Literal, TypedDict
+from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
-from selectolax.lexbor import LexborHTMLParser
 
+from linkpipe.lib.content.main_area import WORD_RE, QuickText, quick_text, simhash_of_words
 from linkpipe.lib.content.page_types import PageTypeRules
+from linkpipe.lib.content.site_thresholds import (
+    AUTO,
+    ThinRule,
+    Threshold,
+    listing_threshold,
+    near_duplicate_threshold,
+    thin_thresholds,
+)
 from linkpipe.lib.hashing import text_hash
 
-BOILERPLATE_TAGS = "script, style, noscript, nav, header, footer, aside, form, template, svg"
-WORD_RE = re.compile(r"\w+", re.UNICODE)
+SOLID_TYPES = ("home", "commercial")  # never re-typed as listings by their link density
 
 
 # A crawl_pages row (sql/read/select_pages_for_indexability.sql) with its decoded ``html``.
@@ -44,99 +51,49 @@ class IndexableRow(TypedDict):
 
 @dataclass
 class IndexabilityRules:
-    """Configurable exclusion rules (see module docstring for their order)."""
+    """Configurable exclusion rules (see module docstring for their order); "auto" thresholds
+    are measured on the crawl, a number fixes them."""
 
     type_rules: PageTypeRules = field(default_factory=PageTypeRules)
     excluded_types: tuple[str, ...] = ("utility", "listing")
-    min_words: int = 60
-    listing_link_share: float = 0.5  # main text mostly link text -> a listing page
+    min_words: int | Literal["auto"] = AUTO  # fewer main-area words: thin
+    thin_median_share: float = 0.5  # auto: this share of the median page's words ...
+    thin_floor_words: int = 20  # ... but never below (a 5-word page is always thin)
+    thin_cap_words: int = 60  # ... and never above (the fixed rule it replaces)
+    listing_link_share: float | Literal["auto"] = AUTO  # main text this much links: a listing
     listing_min_links: int = 8
-    near_duplicate_max_bits: int = 3  # SimHash Hamming distance counted as near duplicate
+    near_duplicate_max_bits: int | Literal["auto"] = AUTO  # SimHash bits apart: near duplicate
+    auto_min_pages: int = 10  # fewer pages to measure: an auto threshold takes its fixed default
+
+    def thin_rule(self) -> ThinRule:
+        """How the thin threshold is found."""
+        return ThinRule(
+            _configured(self.min_words),
+            self.thin_median_share,
+            self.thin_floor_words,
+            self.thin_cap_words,
+            self.auto_min_pages,
+        )
 
 
-@dataclass
-class QuickText:
-    """Main-area text of a page and how much of it is links."""
-
-    text: str = ""
-    link_share: float = 0.0  # share of the text inside links
-    links: int = 0  # links in the main area
-    child_links: int = 0  # of which point below this page's own path (a section index)
+def _configured(value: float | str) -> Any:
+    """A threshold set in the settings, or None for "auto"."""
+    return None if value == AUTO else value
 
 
-def quick_text(html: str, url: str = "") -> QuickText:
-    """Visible text of the main area without navigation, header, footer or scripts."""
-    if not html:
-        return QuickText()
-    try:
-        tree = LexborHTMLParser(html)
-    except Exception:  # noqa: BLE001 - malformed input must never crash the stage
-        return QuickText()
-    root = tree.css_first("main") or tree.css_first("article") or tree.body
-    if root is None:
-        return QuickText()
-    for node in root.css(BOILERPLATE_TAGS):
-        node.decompose()
-    text = " ".join(root.text(separator=" ").split())
-    anchors = root.css("a[href]")
-    linked = sum(len(" ".join(a.text(separator=" ").split())) for a in anchors)
-    path = urlsplit(url).path or "/"
-    children = sum(1 for a in anchors if _is_child(_link_path(url, a.attributes.get("href")), path))
-    return QuickText(text, linked / len(text) if text else 0.0, len(anchors), children)
-
-
-def _link_path(url: str, href: str | None) -> str:
-    """The path a link points to; "" for a link no URL parser accepts ("http://[::1")."""
-    try:
-        return urlsplit(urljoin(url, href or "")).path
-    except ValueError:
-        return ""
-
-
-def _is_child(link_path: str, page_path: str) -> bool:
-    return (
-        page_path.endswith("/")
-        and page_path != "/"
-        and link_path.startswith(page_path)
-        and (len(link_path) > len(page_path))
-    )
-
-
-def is_listing(quick: QuickText, rules: IndexabilityRules) -> bool:
-    """Mostly links, or a section index whose main area mostly links to pages below it."""
-    if quick.links >= rules.listing_min_links and quick.link_share >= rules.listing_link_share:
-        return True
-    return (
+def listing_evidence(quick: QuickText, share: Threshold, min_links: int) -> str | None:
+    """Why the page is a listing, or None: mostly links (at least ``share`` of its main text,
+    in ``min_links`` links or more), or a section index whose main area mostly links to pages
+    below it."""
+    if quick.links >= min_links and quick.link_share >= share.value:
+        return f"{quick.link_share:.0%} of the main text in {quick.links} links, {share.label()}"
+    if (
         quick.child_links >= 5
         and quick.child_links >= 0.6 * quick.links
-        and (quick.link_share >= 0.2)
-    )
-
-
-def simhash(text: str, shingle: int = 3) -> int:
-    """64-bit SimHash over word shingles: bit b is set when more shingles have bit b set than
-    not, each shingle hashed with 8-byte blake2b (read big-endian). The digests are counted per
-    bit with numpy, not in a Python loop over 64 bits."""
-    return simhash_of_words([w.lower() for w in WORD_RE.findall(text)], shingle)
-
-
-def simhash_of_words(words: list[str], shingle: int = 3) -> int:
-    """:func:`simhash` of a text given as its lower-cased words."""
-    if not words:
-        return 0
-    shingles = (
-        map(" ".join, zip(*(words[k:] for k in range(shingle)), strict=False))
-        if len(words) >= shingle
-        else [" ".join(words)]
-    )
-    blake2b = hashlib.blake2b
-    digests = b"".join([blake2b(gram.encode(), digest_size=8).digest() for gram in shingles])
-    grams = len(digests) // 8
-    # Row i holds the 64 bits of digest i, most significant first: column j is bit 63 - j.
-    bits = np.unpackbits(np.frombuffer(digests, dtype=np.uint8).reshape(grams, 8), axis=1)
-    ones = bits.sum(axis=0, dtype=np.int64)[::-1]  # ones[b]: shingles with bit b set
-    set_bits = np.flatnonzero(2 * ones > grams)
-    return sum(1 << int(bit) for bit in set_bits)
+        and quick.link_share >= 0.2
+    ):
+        return f"section index: {quick.child_links} of its {quick.links} links lead below it"
+    return None
 
 
 def _without_query(url: str) -> str:
@@ -177,32 +134,51 @@ def _fetch_reason(page: PageRow) -> tuple[str | None, str]:
     return None, ""
 
 
+@dataclass
+class SiteClassification:
+    """Every page's row and the thresholds the rules used on this site."""
+
+    rows: list[IndexableRow]
+    thresholds: list[Threshold]  # listing, thin (site first, then page types), near_duplicate
+
+
 def classify_pages(
     pages: Iterable[PageRow], rules: IndexabilityRules | None = None
 ) -> list[IndexableRow]:
     """One ``indexable_pages`` row per page (crawl_pages columns plus decoded ``html``)."""
+    return classify_site(pages, rules).rows
+
+
+def classify_site(
+    pages: Iterable[PageRow], rules: IndexabilityRules | None = None
+) -> SiteClassification:
+    """:func:`classify_pages` with the thresholds measured on these pages."""
     rules = rules or IndexabilityRules()
     judged = [_judge(page, rules) for page in pages]
+    listing = _mark_listings(judged, rules)
+    thin = _mark_thin(judged, rules)
     rows = [j.row for j in judged]
     _mark_parameter_duplicates(rows)
-    _mark_duplicates(judged, rules.near_duplicate_max_bits)
+    near = _mark_duplicates(judged, rules)
     for row in rows:
         row["indexable"] = row["reason"] is None
-    return rows
+    return SiteClassification(rows, [listing, *thin, near])
 
 
 @dataclass
 class _Judged:
-    """A page's row with what the duplicate rules compare."""
+    """A page's row with what the rules that compare pages need."""
 
     row: IndexableRow
     depth: int
+    quick: QuickText  # its text is dropped once counted
+    has_html: bool  # imported without HTML (Screaming Frog): no text to judge thinness by
     text_key: str = ""  # text_hash of the lower-cased main text; "" when not compared
     simhash: int = 0
 
 
 def _judge(page: PageRow, rules: IndexabilityRules) -> _Judged:
-    """The page's row by every rule but the duplicate ones (which compare pages)."""
+    """The page's row by the rules that need no other page: fetch, canonical, URL type."""
     reason, detail = _fetch_reason(page)
     quick = quick_text(page.get("html") or "", page["url"]) if reason is None else QuickText()
     page_type = rules.type_rules.classify(page["url"], page.get("page_type") or "")
@@ -210,15 +186,7 @@ def _judge(page: PageRow, rules: IndexabilityRules) -> _Judged:
         reason = page_type  # a search page canonicalised to /search/ is first a utility page
     elif reason == "canonicalised" and detail == _without_query(page["url"]):
         reason = "parameter_duplicate"
-    if reason is None and page_type not in ("home", "commercial") and is_listing(quick, rules):
-        page_type = "listing"
     words = WORD_RE.findall(quick.text)
-    word_count = len(words)
-    if reason is None and page_type in rules.excluded_types:
-        reason = page_type
-    elif reason is None and page.get("html") and word_count < rules.min_words:
-        # (imported without HTML, as from Screaming Frog: no text to judge thinness by)
-        reason, detail = "thin", f"{word_count} words"
     row = IndexableRow(
         url=page["url"],
         shard=page["shard"],
@@ -226,15 +194,59 @@ def _judge(page: PageRow, rules: IndexabilityRules) -> _Judged:
         reason=reason,
         detail=detail,
         page_type=page_type,
-        word_count=word_count,
+        word_count=len(words),
         content_hash=page.get("content_hash") or "",
         title=page.get("title") or "",
     )
-    judged = _Judged(row, page.get("depth") or 0)
+    judged = _Judged(row, page.get("depth") or 0, quick, bool(page.get("html")))
     if reason is None and quick.text:
         judged.text_key = text_hash(quick.text.lower())
         judged.simhash = simhash_of_words([w.lower() for w in words])
+    quick.text = ""
     return judged
+
+
+def _mark_listings(judged: list[_Judged], rules: IndexabilityRules) -> Threshold:
+    """Pages that are listings by their content, then the excluded page types; the link-share
+    threshold is measured on the pages with text that no URL pattern excludes."""
+    open_pages = [
+        j for j in judged if j.row["reason"] is None and j.row["page_type"] not in SOLID_TYPES
+    ]
+    shares = [
+        j.quick.link_share
+        for j in open_pages
+        if j.row["word_count"] and j.row["page_type"] not in rules.excluded_types
+    ]
+    share = listing_threshold(
+        np.array(shares), _configured(rules.listing_link_share), rules.auto_min_pages
+    )
+    evidence: dict[str, str] = {}  # url: why its content makes it a listing
+    for page in open_pages:
+        found = listing_evidence(page.quick, share, rules.listing_min_links)
+        if found is not None:
+            page.row["page_type"], evidence[page.row["url"]] = "listing", found
+    for page in judged:
+        if page.row["reason"] is None and page.row["page_type"] in rules.excluded_types:
+            page.row["reason"] = page.row["page_type"]
+            page.row["detail"] = evidence.get(page.row["url"], page.row["detail"])
+    return share
+
+
+def _mark_thin(judged: list[_Judged], rules: IndexabilityRules) -> list[Threshold]:
+    """Pages with fewer words than their threshold (their page type's, else the site's)."""
+    measured = [j.row for j in judged if j.row["reason"] is None and j.has_html]
+    thresholds = thin_thresholds(
+        np.array([r["word_count"] for r in measured]),
+        [r["page_type"] for r in measured],
+        rules.thin_rule(),
+    )
+    by_type = {t.page_type: t for t in thresholds}
+    for row in measured:
+        threshold = by_type.get(row["page_type"], thresholds[0])
+        if row["word_count"] < threshold.value:
+            row["reason"] = "thin"
+            row["detail"] = f"{row['word_count']} words, {threshold.label()}"
+    return thresholds
 
 
 def _mark_parameter_duplicates(rows: list[IndexableRow]) -> None:
@@ -252,9 +264,9 @@ def _representative_key(page: _Judged) -> tuple[int, int, int, str]:
     return (bool(urlsplit(url).query), page.depth, len(url), url)
 
 
-def _mark_duplicates(judged: list[_Judged], max_bits: int) -> None:
-    """Same text: "duplicate" of the group's representative; SimHash within ``max_bits`` of an
-    earlier representative: "near_duplicate"."""
+def _mark_duplicates(judged: list[_Judged], rules: IndexabilityRules) -> Threshold:
+    """Same text: "duplicate" of the group's representative; SimHash within the near-duplicate
+    threshold (measured on the representatives) of an earlier one: "near_duplicate"."""
 
     def compared() -> list[int]:
         return [i for i, j in enumerate(judged) if j.text_key and j.row["reason"] is None]
@@ -270,20 +282,34 @@ def _mark_duplicates(judged: list[_Judged], max_bits: int) -> None:
         for i in members[1:]:
             judged[i].row["reason"] = "duplicate"
             judged[i].row["detail"] = judged[members[0]].row["url"]
+    order = sorted((i for i in compared() if judged[i].simhash), key=key)
+    threshold = near_duplicate_threshold(
+        np.array([judged[i].simhash for i in order], dtype=np.uint64),
+        _configured(rules.near_duplicate_max_bits),
+        rules.auto_min_pages,
+    )
+    _mark_near_duplicates(judged, order, threshold)
+    return threshold
+
+
+def _mark_near_duplicates(judged: list[_Judged], order: list[int], threshold: Threshold) -> None:
+    """Each page within ``threshold`` bits of an earlier representative (LSH bands: two
+    fingerprints within k bits agree on one of k + 1 bands)."""
+    max_bits = int(threshold.value)
     bands: dict[tuple[int, int], list[int]] = defaultdict(list)
     band_bits = 64 // (max_bits + 1)
-    for i in sorted(compared(), key=key):
+    for i in order:
         h = judged[i].simhash
-        if h == 0:
-            continue
         keys = [(b, (h >> (b * band_bits)) & ((1 << band_bits) - 1)) for b in range(max_bits + 1)]
         candidates = sorted({j for band in keys for j in bands[band]})
-        twin = next(
-            (j for j in candidates if bin(h ^ judged[j].simhash).count("1") <= max_bits), None
-        )
+        distances = ((j, (h ^ judged[j].simhash).bit_count()) for j in candidates)
+        twin = next(((j, d) for j, d in distances if d <= max_bits), None)
         if twin is not None:
             judged[i].row["reason"] = "near_duplicate"
-            judged[i].row["detail"] = judged[twin].row["url"]
+            bits = "1 bit" if twin[1] == 1 else f"{twin[1]} bits"
+            judged[i].row["detail"] = (
+                f"{judged[twin[0]].row['url']}, {bits} apart; {threshold.label()}"
+            )
             continue
         for band in keys:
             bands[band].append(i)

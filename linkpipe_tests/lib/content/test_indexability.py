@@ -10,8 +10,8 @@ from linkpipe.lib.content.indexability import (
     WORD_RE,
     IndexabilityRules,
     classify_pages,
-    simhash,
 )
+from linkpipe.lib.content.main_area import simhash
 
 BODY = "<html><body><main><p>{}</p></main></body></html>"
 TEXT = " ".join(f"word{i} topic{i % 7} sentence" for i in range(40))
@@ -67,7 +67,12 @@ def test_each_rule_gives_its_reason():
         "http://s.test/copy/": "near_duplicate",
     }
     assert rows["http://s.test/printable-a/"]["detail"] == "http://s.test/a/"
-    assert rows["http://s.test/copy/"]["detail"] == "http://s.test/a/"
+    assert rows["http://s.test/copy/"]["detail"] == (
+        "http://s.test/a/, 1 bit apart; site threshold 3 (default: 2 pages, fewer than 10 to measure)"
+    )
+    assert rows["http://s.test/thin/"]["detail"] == (
+        "4 words, site threshold 60 (default: 4 pages, fewer than 10 to measure)"
+    )
     assert rows["http://s.test/a/"]["indexable"] is True
 
 
