@@ -19,17 +19,18 @@ def cmd_eval(args: argparse.Namespace) -> None:
     from linkpipe.cli.output import err_console
     from linkpipe.cli.progress import ProgressDisplay
     from linkpipe.evaluation import harness
+    from linkpipe.evaluation.sites import DEBIAN_SITES
 
     if args.site_root.endswith(".duckdb"):
         print_anchor_quality(Path(args.site_root), args.crawl_id)
         return
-    root = harness.site_root_of(args.site_root)
-    is_debian = args.site_root in harness.DEBIAN_SITES
-    name = args.site_root if is_debian else Path(str(root).rstrip("/")).name or "site"
+    site = harness.eval_site_of(args.site_root)
+    is_named = args.site_root in DEBIAN_SITES
+    name = args.site_root if is_named else Path(str(site.root).rstrip("/")).name or "site"
     db = Path(args.db) if args.db else EVAL_DIR / f"{name}.duckdb"
     with ProgressDisplay(err_console) as display:
         report = harness.run_eval(
-            root,
+            site,
             args.seeds,
             args.fraction,
             db,
@@ -63,7 +64,8 @@ def add_eval_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
         help="remove links from a copy of a static site and measure how many linkpipe recovers",
         description=(
             "Copy a static site, remove a seeded share of its in-content links, serve the copy "
-            "on 127.0.0.1, run the whole graph on it and report recall@1/5/10, precision@10, "
+            "on 127.0.0.1 with a sitemap of its pages, run the whole graph on it and report "
+            "recall@1/5/10, precision@1 and @10, "
             "anchor overlap, repeat share and the well-formed share of anchors for linkpipe "
             "and three baselines."
         ),
@@ -71,9 +73,11 @@ def add_eval_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "site_root",
         metavar="SITE_ROOT",
-        help="folder of a static HTML site, or 'gimp' / 'django' (Debian packages, installed "
-        "when missing), or a linkpipe database (*.duckdb): then only the well-formed share of "
-        "its stored anchors is reported",
+        help="folder of a static HTML site, or a named site installed from Debian packages "
+        "when missing: 'gimp' (GIMP help, a prose manual), 'django' (Django docs), 'sqlite' "
+        "(the SQLite website: FAQ, articles, release notes, references) or 'javadoc' (Java SE "
+        "17 API reference, java.util and java.io); or a linkpipe database (*.duckdb): then "
+        "only the well-formed share of its stored anchors is reported",
     )
     p.add_argument(
         "--crawl-id",

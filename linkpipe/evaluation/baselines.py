@@ -2,6 +2,8 @@
 
 * tfidf: cosine of TF-IDF vectors of the page texts (English stop words, sublinear tf).
 * title+tfidf: pages whose title occurs as a phrase in the source text first, then TF-IDF order.
+  Titles lose section numbers, a site name after a separator and a parenthesised suffix that at
+  least 30 % of the site's titles share (javadoc's "ArrayList (Java SE 17 & JDK 17)").
 * cocitation: pages linked in content from the same pages as the source (ties: shared out-links).
 
 Each leaves out pairs already linked in content, as linkpipe does.
@@ -18,6 +20,8 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from linkpipe.evaluation.metrics import Pair, Rankings
 from linkpipe.lib.text.stopwords import STOPWORDS
+
+PAREN_SUFFIX_RE = re.compile(r"\s*\([^()]*\)\s*$")
 
 
 def _top_k(
@@ -59,10 +63,24 @@ def title_phrase(title: str) -> tuple[str, ...]:
     return words if any(w not in STOPWORDS and not w.isdigit() for w in words) else ()
 
 
+def site_title_suffix(titles: Iterable[str], min_share: float = 0.3, min_pages: int = 3) -> str:
+    """The parenthesised suffix (`` (Java SE 17 & JDK 17)``) ending at least ``min_share`` of
+    the titles and ``min_pages`` of them; "" when there is none."""
+    titles = list(titles)
+    counts = Counter(m.group() for t in titles if (m := PAREN_SUFFIX_RE.search(t or "")))
+    floor = max(min_pages, min_share * len(titles))
+    common = [suffix for suffix, n in counts.most_common(1) if n >= floor]
+    return common[0] if common else ""
+
+
 def title_mentions(texts: dict[str, str], titles: dict[str, str]) -> set[Pair]:
-    """(source, target) pairs where the target's title phrase occurs in the source's text."""
+    """(source, target) pairs where the target's title phrase (the site's common parenthesised
+    suffix removed) occurs in the source's text."""
+    suffix = site_title_suffix(titles.values())
     by_phrase: dict[tuple[str, ...], set[str]] = defaultdict(set)
     for page, title in titles.items():
+        if suffix and title.endswith(suffix):
+            title = title[: -len(suffix)]
         if phrase := title_phrase(title):
             by_phrase[phrase].add(page)
     lengths = sorted({len(p) for p in by_phrase})

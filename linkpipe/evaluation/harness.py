@@ -1,7 +1,9 @@
 """`linkpipe eval`: how well linkpipe recovers links removed from a real static site.
 
-For each seed: copy the site, remove a seeded share of its in-content links (see
-:mod:`linkpipe.evaluation.link_removal`), serve the copy on 127.0.0.1, run the whole graph into crawl
+For each seed: copy the site (the named sites and their subsets are in
+:mod:`linkpipe.evaluation.sites`; the copy gets a ``sitemap.xml`` of its pages), remove a seeded
+share of its in-content links (see :mod:`linkpipe.evaluation.link_removal`), serve the copy on
+127.0.0.1, run the whole graph from the site's start page into crawl
 partition ``eval-s<seed>`` of one DuckDB file, rank linkpipe's suggestions with the product's own
 scoring (only the list per source is 10 long and targets are uncapped), and score them and three
 baselines computed on the same indexable pages against the removed links (one crawl's scoring is
@@ -12,9 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from linkpipe.evaluation import link_removal as ev
 from linkpipe.evaluation.crawl_eval import (
@@ -33,17 +34,15 @@ from linkpipe.evaluation.crawl_eval import (
     load_crawl,
 )
 from linkpipe.evaluation.metrics import Metrics, Pair
+from linkpipe.evaluation.sites import DEBIAN_SITES, EvalSite, copy_site, ensure_debian_site
 from linkpipe.lib.links.scoring import ScoringConfig
 from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import crawl_row, open_db
 
-DEBIAN_SITES = {
-    "gimp": ("gimp-help-en", Path("/usr/share/gimp/2.0/help/en")),
-    "django": ("python-django-doc", Path("/usr/share/doc/python-django-doc/html")),
-}
 METHODS = ("linkpipe", "tfidf", "title+tfidf", "cocitation")
-COLUMNS: tuple[str, ...] = ("recall@1", "recall@5", "recall@10", "precision@10", "anchor_overlap")
-COLUMNS += ("repeat_share", "well_formed")  # well_formed: linkpipe's anchors that are phrases
+COLUMNS: tuple[str, ...] = ("recall@1", "recall@5", "recall@10", "precision@1", "precision@10")
+# well_formed: the share of linkpipe's in-sentence anchors that are well-formed phrases
+COLUMNS += ("anchor_overlap", "repeat_share", "well_formed")
 
 Log = Callable[[str], None]
 
@@ -52,42 +51,32 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def ensure_debian_site(name: str, log: Log = _stderr) -> Path:
-    """The folder of a Debian documentation site (``gimp`` or ``django``), installed if missing."""
-    package, folder = DEBIAN_SITES[name]
-    if folder.is_dir():
-        return folder
-    install = ["apt-get", "install", "-y", "--no-install-recommends", package]
-    log(f"installing {package} ...")
-    if subprocess.run(install, check=False).returncode != 0:
-        subprocess.run(["apt-get", "update"], check=True)
-        subprocess.run(install, check=True)
-    if not folder.is_dir():
-        raise FileNotFoundError(f"{package} is installed but {folder} is missing")
-    return folder
-
-
-def site_root_of(arg: str, log: Log = _stderr) -> Path:
-    """A site folder from a path or one of the names in :data:`DEBIAN_SITES`."""
+def eval_site_of(arg: str, log: Log = _stderr) -> EvalSite:
+    """A site from a folder path or one of the names in :data:`DEBIAN_SITES` (installed when
+    missing; a folder of that name wins)."""
     if arg in DEBIAN_SITES and not Path(arg).is_dir():
         return ensure_debian_site(arg, log)
     root = Path(arg)
     if not root.is_dir():
         raise FileNotFoundError(f"site folder not found: {root}")
-    return root
+    return EvalSite(root)
 
 
-def copy_site(root: Path, dest: Path) -> Path:
-    """Copy a site folder, following symlinks (Debian packages link shared files)."""
-    shutil.copytree(root, dest, symlinks=False, ignore_dangling_symlinks=True)
-    return dest
+def site_root_of(arg: str, log: Log = _stderr) -> Path:
+    """The folder of a site given as a path or a name in :data:`DEBIAN_SITES`."""
+    return eval_site_of(arg, log).root
+
+
+def _as_site(site: EvalSite | Path) -> EvalSite:
+    return site if isinstance(site, EvalSite) else EvalSite(Path(site))
 
 
 def prepare_copy(
-    site_root: Path, copy: Path, fraction: float, seed: int
+    site: EvalSite | Path, copy: Path, fraction: float, seed: int
 ) -> tuple[list[ev.RemovedLink], set[str], set[Pair]]:
-    """Copy the site and remove links: (removed links, page paths, pairs still linked)."""
-    copy_site(site_root, copy)
+    """Copy the site (its kept files and a sitemap) and remove links: (removed links, page paths,
+    pairs still linked)."""
+    copy_site(_as_site(site), copy)
     removed = ev.remove_links(copy, fraction, seed)
     pages = ev.html_pages(copy)
     return removed, pages, ev.content_link_pairs(copy, pages)
@@ -109,7 +98,7 @@ class StoredEval:
         return evaluate_crawl(self.crawl, self.paths, self.removed, self.html_linked, config)
 
 
-def load_stored_eval(site_root: Path, db: Path, seed: int, fraction: float) -> StoredEval:
+def load_stored_eval(site: EvalSite | Path, db: Path, seed: int, fraction: float) -> StoredEval:
     """Crawl ``eval-s<seed>`` already in ``db`` with its removal rebuilt (it is deterministic), to
     evaluate again without running the graph, e.g. with other scoring weights."""
     crawl_id = f"eval-s{seed}"
@@ -118,16 +107,19 @@ def load_stored_eval(site_root: Path, db: Path, seed: int, fraction: float) -> S
     if row is None:
         raise ValueError(f"{db} has no crawl {crawl_id!r}: run `linkpipe eval` first")
     with tempfile.TemporaryDirectory(prefix="linkpipe-eval-") as tmp:
-        removed, pages, html_linked = prepare_copy(site_root, Path(tmp) / "site", fraction, seed)
+        removed, pages, html_linked = prepare_copy(site, Path(tmp) / "site", fraction, seed)
     crawl = load_crawl(db, crawl_id)
-    return StoredEval(crawl, PathMap(row["start_url"], pages), removed, html_linked)
+    served = urlsplit(row["start_url"])  # the copy's root: the start page may lie deeper
+    base_url = f"{served.scheme}://{served.netloc}"
+    return StoredEval(crawl, PathMap(base_url, pages), removed, html_linked)
 
 
 def run_seed(
-    site_root: Path, db: Path, seed: int, fraction: float, model: str, max_pages: int,
+    site: EvalSite | Path, db: Path, seed: int, fraction: float, model: str, max_pages: int,
     log: Log = _stderr,
 ) -> dict[str, Any]:  # fmt: skip
-    """Remove links with ``seed``, run the graph on the copy and evaluate; one seed's report."""
+    """Remove links with ``seed``, run the graph on the copy (from the site's start page) and
+    evaluate; one seed's report."""
     from linkpipe.defs.runner import run_graph
     from linkpipe.lib.stages.crawl_export import register_crawl
 
@@ -136,20 +128,19 @@ def run_seed(
     with tempfile.TemporaryDirectory(prefix="linkpipe-eval-") as tmp:
         started = time.perf_counter()
         copy = Path(tmp) / "site"
-        removed, pages, html_linked = prepare_copy(site_root, copy, fraction, seed)
+        removed, pages, html_linked = prepare_copy(site, copy, fraction, seed)
         times["copy_and_remove_s"] = time.perf_counter() - started
         log(f"seed {seed}: removed {len(removed)} links, running the graph as {crawl_id}")
         started = time.perf_counter()
-        with serve_site(copy) as site:
-            register_crawl(
-                db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": max_pages}
-            )
+        with serve_site(copy) as served:
+            start_url = f"{served.base_url}/{_as_site(site).start}"
+            register_crawl(db, crawl_id, start_url, "crawler", "", {"max_pages": max_pages})
             run_graph(db, crawl_id, model, on_step=lambda step: log(f"seed {seed}: {step}"))
         times["pipeline_s"] = time.perf_counter() - started
         started = time.perf_counter()
         crawl = load_crawl(db, crawl_id)
         metrics, pairs, counts = evaluate_crawl(
-            crawl, PathMap(site.base_url, pages), removed, html_linked
+            crawl, PathMap(served.base_url, pages), removed, html_linked
         )
         times["evaluation_s"] = time.perf_counter() - started
     counts["html_pages"] = len(pages)
@@ -181,15 +172,18 @@ def mean_metrics(seeds: list[dict[str, Any]]) -> dict[str, dict[str, float | Non
 
 
 def run_eval(
-    site_root: Path, seeds: list[int], fraction: float, db: Path, model: str,
+    site: EvalSite | Path, seeds: list[int], fraction: float, db: Path, model: str,
     max_pages: int = 10_000, json_path: Path | None = None, log: Log = _stderr,
 ) -> dict[str, Any]:  # fmt: skip
     """Evaluate every seed, write the JSON report and return it."""
     started, digest = time.perf_counter(), code_digest()
     db.parent.mkdir(parents=True, exist_ok=True)
-    runs = [run_seed(site_root, db, s, fraction, model, max_pages, log) for s in seeds]
+    site = _as_site(site)
+    runs = [run_seed(site, db, s, fraction, model, max_pages, log) for s in seeds]
     report = {
-        "site_root": str(site_root),
+        "site_root": str(site.root),
+        "site_include": list(site.include),
+        "start_page": site.start,
         "fraction": fraction,
         "seeds": seeds,
         "model": model,

@@ -1,7 +1,8 @@
 """Metrics of the link-recovery evaluation: ranked suggestions scored against removed links.
 
 * recall@k: share of ground-truth pairs whose target is within the first k suggestions of the source.
-* precision@10: over sources with ground truth, mean of (ground-truth hits in its top 10) / 10.
+* precision@k (k = 1, 10): over sources with ground truth, mean of (ground-truth hits in its top
+  k) / k; precision@1 is the share of those sources whose first suggestion is a removed link.
 * anchor overlap: share of pairs recovered in the top 10 whose suggested anchor shares at least one
   content word (stemmed, stop words and digits out) with one of the removed link texts of the pair;
   a suggestion without an anchor counts as no overlap. None for methods without anchors.
@@ -41,7 +42,7 @@ def evaluate_rankings(
     ks: tuple[int, ...] = (1, 5, 10),
     with_anchors: bool = True,
 ) -> Metrics:
-    """recall@k, precision@10, anchor overlap and repeat share of ranked suggestions."""
+    """recall@k, precision@1 and @10, anchor overlap and repeat share of ranked suggestions."""
     top: dict[str, list[tuple[str, str | None]]] = {}
     for source, items in rankings.items():
         seen: dict[str, str | None] = {}
@@ -60,8 +61,11 @@ def evaluate_rankings(
         f"recall@{k}": sum(r <= k for r, _ in ranks.values()) / n if n else 0.0 for k in ks
     }
     sources = sorted({s for s, _ in truth})
-    hits = Counter(s for (s, _), (r, _) in ranks.items() if r <= 10)
-    result["precision@10"] = sum(hits[s] / 10 for s in sources) / len(sources) if sources else 0.0
+    for k in (1, 10):
+        hits = Counter(s for (s, _), (r, _) in ranks.items() if r <= k)
+        result[f"precision@{k}"] = (
+            sum(hits[s] / k for s in sources) / len(sources) if sources else 0.0
+        )
     recovered = [(pair, anchor) for pair, (r, anchor) in ranks.items() if r <= 10]
     if with_anchors:
         overlap = sum(anchor_overlaps(anchor, truth[pair]) for pair, anchor in recovered)

@@ -6,7 +6,9 @@ import pytest
 
 from linkpipe.evaluation.baselines import (
     cocitation_baseline,
+    site_title_suffix,
     tfidf_baseline,
+    title_mentions,
     title_phrase,
     title_tfidf_baseline,
 )
@@ -209,6 +211,7 @@ def test_metrics_on_hand_made_rankings():
     assert m["recall@5"] == pytest.approx(2 / 3)
     assert m["recall@10"] == pytest.approx(2 / 3)
     assert m["precision@10"] == pytest.approx((2 / 10 + 0 / 10) / 2)
+    assert m["precision@1"] == pytest.approx((1 + 0) / 2)  # s1 starts with t2, s2 with a repeat
     assert m["anchor_overlap"] == pytest.approx(0.5)  # "ripe Bananas" yes, "the pears" no
     assert m["repeat_share"] == pytest.approx(1 / 16)  # 5 + 10 + 1 shown, (s2, t9) repeats
     assert (m["pairs"], m["sources"], m["recovered_at_10"], m["suggestions"]) == (3, 2, 2, 16)
@@ -219,6 +222,21 @@ def test_metrics_on_hand_made_rankings():
         "rectangl",
         "selection",
     }
+
+
+def test_precision_at_1_is_the_share_of_sources_whose_first_suggestion_was_removed():
+    truth = {("a", "b"): ["b"], ("a", "c"): ["c"], ("d", "e"): ["e"], ("f", "g"): ["g"]}
+    rankings = {
+        "a": [("c", "c"), ("b", "b")],  # first is a removed link: 1
+        "d": [("a", None), ("e", "e")],  # removed link second: 0 at 1, found at 10
+        "f": [("f", "self"), ("g", "g")],  # the source itself is skipped: g is first, 1
+        "x": [("y", None)],  # a source without ground truth does not count
+    }
+    m = evaluate_rankings(rankings, truth, set())
+    assert m["precision@1"] == pytest.approx(2 / 3)
+    assert m["recall@1"] == pytest.approx(2 / 4) and m["recall@10"] == 1.0
+    assert m["precision@10"] == pytest.approx((2 / 10 + 1 / 10 + 1 / 10) / 3)
+    assert evaluate_rankings({}, truth, set())["precision@1"] == 0.0
 
 
 TEXTS = {
@@ -262,6 +280,24 @@ def test_title_match_baseline_puts_title_mentions_first():
     assert [t for t, _ in ranked["car.html"]][0] == "tyre.html"
     linked = title_tfidf_baseline(TEXTS, TITLES, {("faq.html", "car.html")})
     assert [t for t, _ in linked["faq.html"]][0] == "pie.html"
+
+
+def test_title_match_drops_a_parenthesised_suffix_the_site_shares():
+    suffix = " (Java SE 17 & JDK 17)"
+    titles = {"list.html": "ArrayList" + suffix, "map.html": "HashMap" + suffix,
+              "io.html": "Reader" + suffix, "faq.html": "Questions (old)"}  # fmt: skip
+    assert site_title_suffix(titles.values()) == suffix
+    assert site_title_suffix(["A (x)", "B (x)", "C (y)", "D"]) == ""  # 2 pages: below 3
+    assert site_title_suffix(["A (x)", "B (x)", "C (x)"] + ["T"] * 8) == ""  # 3 of 11 < 30 %
+    texts = {"list.html": "A resizable list, see HashMap for keys and the Reader for text.",
+             "map.html": "Keys map to values; unlike ArrayList it has no order.",
+             "io.html": "Reads characters.", "faq.html": "Questions about ArrayList and old maps."}  # fmt: skip
+    assert title_mentions(texts, titles) == {
+        ("list.html", "map.html"),
+        ("list.html", "io.html"),
+        ("map.html", "list.html"),
+        ("faq.html", "list.html"),
+    }  # "Questions (old)" keeps its own suffix: never found
 
 
 def test_cocitation_baseline():
