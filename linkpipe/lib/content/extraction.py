@@ -67,6 +67,31 @@ class MainContent:
     error: str = ""
 
 
+# Elements whose text must not run into the words around them. trafilatura drops the space
+# before <code> ("Creates a new<code>FileReader</code>") and nests blocks in table-like
+# layouts (a heading, then cells) with nothing between them.
+SEPARATED = {*BLOCK_KINDS, "list", "row", "table", "code"}
+
+
+GLUE_AFTER = "([{<\"'\u2018\u201c/#@-_"  # after these a word may follow without a space
+
+
+def _gap(out: list[str], following: str | None) -> None:
+    """A space between the text so far and ``following`` when a word would run into what
+    precedes it ("a new" + "FileReader", "file)" + "FileReader", "charset." + "Creates")."""
+    last = out[-1][-1:] if out else ""
+    if last and following and following[0].isalnum() and not last.isspace():
+        out.extend([] if last in GLUE_AFTER else [" "])
+
+
+def _first_text(elem: etree._Element) -> str:
+    """The first characters of an element's text content ("" if none)."""
+    for text in elem.itertext():
+        if text:
+            return str(text)
+    return ""
+
+
 def _flatten(elem: etree._Element, out: list[str], links: list[tuple[str, int, int]]) -> None:
     """Append the text of ``elem`` to ``out``, recording <ref> spans in ``links``."""
     if elem.text:
@@ -80,7 +105,11 @@ def _flatten(elem: etree._Element, out: list[str], links: list[tuple[str, int, i
         elif child.tag == "lb":
             out.append(" ")
         else:
+            if child.tag in SEPARATED:
+                _gap(out, _first_text(child))
             _flatten(child, out, links)
+            if child.tag in SEPARATED:
+                _gap(out, child.tail)
         if child.tail:
             out.append(child.tail)
 

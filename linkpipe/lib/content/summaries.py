@@ -85,20 +85,32 @@ def build_summary(
 TITLE_SEPARATORS_RE = re.compile(r"\s+(?:\||-|\u2013|\u2014|::|\u00b7)\s+")
 
 
+PAREN_SUFFIX_RE = re.compile(r"\s*(\([^()]*\))\s*$")  # "FileReader (Java SE 17 & JDK 17)"
+
+
 def site_title_affixes(titles: list[str], min_share: float = 0.3, min_pages: int = 3) -> set[str]:
-    """Title segments (site names) repeated on at least ``min_share`` of the pages."""
+    """Title segments (site names) repeated on at least ``min_share`` of the pages: first or
+    last segments between separators, and a closing parenthesised group."""
     counts: Counter[str] = Counter()
     for title in titles:
         parts = TITLE_SEPARATORS_RE.split(title.strip())
-        if len(parts) > 1:
-            counts.update({parts[0].strip(), parts[-1].strip()})
+        segments = {parts[0].strip(), parts[-1].strip()} if len(parts) > 1 else set()
+        paren = PAREN_SUFFIX_RE.search(title.strip())
+        if paren and paren.start() > 0:
+            segments.add(paren.group(1))
+        counts.update(segments)
     floor = max(min_pages, min_share * len(titles))
     return {seg for seg, n in counts.items() if n >= floor}
 
 
 def clean_title(title: str, affixes: set[str]) -> str:
-    """``title`` without leading/trailing site-name segments."""
-    parts = [p.strip() for p in TITLE_SEPARATORS_RE.split(title.strip())]
+    """``title`` without leading/trailing site-name segments (a shared closing parenthesised
+    group first: "FileReader (Java SE 17 & JDK 17)" is "FileReader")."""
+    title = title.strip()
+    paren = PAREN_SUFFIX_RE.search(title)
+    if paren and paren.start() > 0 and paren.group(1) in affixes:
+        title = title[: paren.start()].rstrip()
+    parts = [p.strip() for p in TITLE_SEPARATORS_RE.split(title)]
     while len(parts) > 1 and parts[-1] in affixes:
         parts.pop()
     while len(parts) > 1 and parts[0] in affixes:

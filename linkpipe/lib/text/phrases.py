@@ -209,6 +209,18 @@ class PhraseJudge:
             return fallback_verdict(sentence, start, end)
         return span_verdict(parse, sentence, start, end)
 
+    def names_a_thing(self, sentence: str, start: int, end: int) -> bool:
+        """Whether the words at ``start:end`` are used as a noun or a name (True without a
+        parser): "reset" in "call reset first", not in "the state is reset"."""
+        parse = self.parse(sentence)
+        if parse is None:
+            return True
+        inside = [
+            i for i, (s, e) in enumerate(zip(parse.starts, parse.ends, strict=True))
+            if s < end and start < e
+        ]  # fmt: skip
+        return any(parse.pos[i] in NOUN_POS for i in inside)
+
     def well_formed(self, sentence: str, start: int, end: int) -> bool:
         """Whether ``sentence[start:end]`` is a well-formed anchor."""
         return self.verdict(sentence, start, end) in WELL_FORMED

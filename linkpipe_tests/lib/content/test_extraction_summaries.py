@@ -62,3 +62,40 @@ def test_summary_is_bounded_and_carries_identity():
     assert "How to bring old posts back." in summary
     assert len(summary.split()) <= 40
     assert slug_words("http://x.test/blog/2021/05/old-posts.html") == "old posts"
+
+
+def test_a_parenthesised_suffix_most_titles_share_is_a_site_affix() -> None:
+    from linkpipe.lib.content.summaries import clean_title, site_title_affixes
+
+    titles = [f"{name} (Java SE 17 & JDK 17)" for name in ("FileReader", "HashMap", "List")]
+    titles += ["Maps (a tutorial)", "Sets | Docs", "Lists | Docs", "Trees | Docs"]
+    affixes = site_title_affixes(titles)
+    assert affixes == {"(Java SE 17 & JDK 17)", "Docs"}
+    assert clean_title("FileReader (Java SE 17 & JDK 17)", affixes) == "FileReader"
+    assert clean_title("Maps (a tutorial)", affixes) == "Maps (a tutorial)"  # its own, kept
+    assert clean_title("Sets | Docs", affixes) == "Sets"
+    assert clean_title("(Java SE 17 & JDK 17)", affixes) == "(Java SE 17 & JDK 17)"
+
+
+JAVADOC_LIKE = """<html><head><title>FileReader</title></head><body><main><section>
+<p>Reads text from character files using a default buffer size. Decoding from bytes to
+characters uses either a specified charset or the platform's default charset.</p>
+<ul class="summary-list"><li><section class="constructor-summary">
+<h2>Constructor Summary</h2>
+<div class="summary-table"><div class="table-header">Constructor</div>
+<div class="table-header">Description</div>
+<div class="col-constructor-name"><code><a href="#a">FileReader</a>(<a href="File.html">File</a> file)</code></div>
+<div class="col-last"><div class="block">Creates a new <code>FileReader</code>, given the
+<code>File</code> to read.</div></div>
+<div class="col-constructor-name"><code><a href="#b">FileReader</a>(String fileName)</code></div>
+<div class="col-last"><div class="block">Creates a new <code>FileReader</code>, given the name
+of the file to read.</div></div></div></section></li></ul></section></main></body></html>"""
+
+
+def test_code_and_nested_blocks_do_not_run_into_the_words_around_them() -> None:
+    content = extract_main_content(JAVADOC_LIKE)
+    assert "Creates a new FileReader, given the File to read." in content.text
+    assert "to read. FileReader(String fileName) Creates a new FileReader," in content.text
+    assert "newFileReader" not in content.text and "theFile" not in content.text
+    for link in content.links:  # offsets still index the text
+        assert content.text[link.start : link.end] == link.anchor_text

@@ -82,3 +82,15 @@ def test_no_fit_returns_nothing():
         "http://a.test/recipes/", [("Sourdough baking", "title")], {"sourdough": 1.0}
     )
     assert place_anchor(src, target) == []
+
+
+def test_a_one_word_name_used_as_a_verb_is_no_anchor_but_as_a_noun_it_is():
+    """On an API reference "reset" names the page of the method and is also a verb."""
+    text = "The state is reset to its initial value. See the reset method for details."
+    sents = [(0, 0, 40, "paragraph"), (0, 41, len(text), "paragraph")]
+    src = SourceText(text, sents)
+    target = TargetProfile(
+        "http://a.test/api/reset/", [("reset", "title")], {}, frozenset({("reset",)})
+    )
+    choices = place_anchor(src, target)
+    assert [(c.anchor_text, c.start) for c in choices] == [("reset", text.index("reset method"))]
