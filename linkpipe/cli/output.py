@@ -62,7 +62,7 @@ def print_suggestions(rows: list[dict[str, Any]], title: str) -> None:
         ("target", "green"),
         ("anchor", "bold"),
         ("sentence", ""),
-        ("score", "magenta"),
+        ("confidence", "magenta"),
         ("reason", "dim"),
     ):
         table.add_column(name, style=style, overflow="fold")
@@ -72,10 +72,19 @@ def print_suggestions(rows: list[dict[str, Any]], title: str) -> None:
             escape(short_url(r["target_url"])),
             escape(r["anchor_text"] or "-"),
             escape(excerpt(r["sentence"], r["anchor_text"])),
-            f"{r['score']:.3f}",
+            f"{r['confidence']:.2f}",
             escape(r["reason"]),
         )
     console.print(table)
+
+
+def weights_line(row: dict[str, Any] | None) -> str:
+    """One line on the relevance weights a crawl was scored with (see links/weights.py)."""
+    if row is None:
+        return "Scoring weights: not recorded for this crawl"
+    names = ("semantic", "lexical", "title", "mention", "graph")
+    weights = ", ".join(f"{n} {row['w_' + n]:.2f}" for n in names)
+    return f"Scoring weights ({weights}): {row['reason']}"
 
 
 def print_rows(

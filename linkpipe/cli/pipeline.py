@@ -147,7 +147,7 @@ def prune_old_crawls(db: Path, keep_crawls: int) -> list[str]:
 
 def cmd_demo(args: argparse.Namespace) -> None:
     """Serve the bundled demo site, run the whole graph on it, print the top suggestions."""
-    from linkpipe.cli.output import console, print_suggestions
+    from linkpipe.cli.output import console, print_suggestions, weights_line
     from linkpipe.defs.runner import dagster_home_for
     from linkpipe.lib.static_site import start_site
     from linkpipe.lib.storage import fetch_dicts, open_db
@@ -174,7 +174,9 @@ def cmd_demo(args: argparse.Namespace) -> None:
     total = time.perf_counter() - started
     with open_db(db) as con:
         rows = fetch_dicts(con, "read/select_top_opportunities", [crawl_id, args.top])
+        weights = fetch_dicts(con, "read/select_scoring_weights", [crawl_id])
     print_suggestions(rows, f"Top {len(rows)} link suggestions (crawl {crawl_id})")
+    console.print(weights_line(weights[0] if weights else None), soft_wrap=True)
     console.print(f"Stage times: {_format_timings(timings)}; total {total:.1f}s")
     home = dagster_home_for(db)
     console.print(f"""
@@ -186,7 +188,8 @@ Open the UI:   DAGSTER_HOME={home} LINKPIPE_DB={db.resolve()} dagster dev
 
 def cmd_run(args: argparse.Namespace) -> None:
     """Crawl a site and materialize the whole graph."""
-    from linkpipe.cli.output import console
+    from linkpipe.cli.output import console, weights_line
+    from linkpipe.lib.storage import fetch_dicts, open_db
 
     db = Path(args.db)
     crawl_id = args.crawl_id or _timestamp()
@@ -195,6 +198,9 @@ def cmd_run(args: argparse.Namespace) -> None:
         args.url, db, crawl_id, args.model, settings, keep_crawls=args.keep_crawls
     )
     console.print(f"crawl {crawl_id} done: {_format_timings(timings)}")
+    with open_db(db, read_only=True) as con:
+        weights = fetch_dicts(con, "read/select_scoring_weights", [crawl_id])
+    console.print(weights_line(weights[0] if weights else None), soft_wrap=True)
     console.print(f'Query: linkpipe sql --db {db} "SELECT * FROM v_opportunities LIMIT 20"')
 
 

@@ -8,7 +8,7 @@ same indexable pages as linkpipe (see :mod:`linkpipe.evaluation.baselines`).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from linkpipe.evaluation import baselines
@@ -16,7 +16,8 @@ from linkpipe.evaluation import link_removal as ev
 from linkpipe.evaluation.anchor_quality import AnchorQuality, judge_anchors, opportunity_anchors
 from linkpipe.evaluation.metrics import Metrics, Pair, Rankings, evaluate_rankings
 from linkpipe.lib.links.rows import CandidatePair, LinkOpportunity
-from linkpipe.lib.links.scoring import PageFacts, ScoringConfig, score_opportunities
+from linkpipe.lib.links.scoring import PageFacts, ScoringConfig
+from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.stages.link_opportunities import load_candidates, load_page_facts
 from linkpipe.lib.storage import fetch_dicts, open_db
 
@@ -57,8 +58,7 @@ def linkpipe_rankings(
 ) -> Rankings:
     """linkpipe's suggestions per source, best first, with the product's scoring (the list per
     source 10 long and targets uncapped unless ``config`` says otherwise)."""
-    rows, _ = score_opportunities(candidates, facts, {}, config or EVAL_SCORING)
-    return rankings_of(rows)
+    return rankings_of(score_site(candidates, facts, {}, config or EVAL_SCORING).opportunities)
 
 
 def rankings_of(rows: list[LinkOpportunity]) -> Rankings:
@@ -134,22 +134,30 @@ def evaluate_crawl(
     pipeline_linked = view.linked
     still_linked = html_linked | pipeline_linked
     truth = ev.ground_truth(removed, still_linked, view.indexable)
-    rows, _ = score_opportunities(crawl.candidates, crawl.facts, {}, config or EVAL_SCORING)
+    config = config or EVAL_SCORING
+    rows = score_site(crawl.candidates, crawl.facts, {}, config).opportunities
+    fixed = replace(config, learn_weights=False)
+    defaults = score_site(crawl.candidates, crawl.facts, {}, fixed).opportunities
     rankings = {
         "linkpipe": paths.rankings(rankings_of(rows)),
+        "linkpipe-defaults": paths.rankings(rankings_of(defaults)),
         "tfidf": baselines.tfidf_baseline(view.texts, pipeline_linked),
         "title+tfidf": baselines.title_tfidf_baseline(view.texts, view.titles, pipeline_linked),
         "cocitation": baselines.cocitation_baseline(view.links, view.indexable, pipeline_linked),
     }
     metrics = {
-        m: evaluate_rankings(r, truth, still_linked, with_anchors=m == "linkpipe")
+        m: evaluate_rankings(r, truth, still_linked, with_anchors=m.startswith("linkpipe"))
         for m, r in rankings.items()
     }
     quality = anchor_quality(rows, crawl.texts)
     for method, values in metrics.items():
         values["well_formed"] = quality.share if method == "linkpipe" else None
     metrics["linkpipe"]["in_sentence_anchors"] = quality.anchors
-    candidates = {(paths(c.source_url), paths(c.target_url)) for c in crawl.candidates}
+    candidates = {
+        (paths(c.source_url), paths(c.target_url))
+        for c in crawl.candidates
+        if not c.already_linked_content
+    }
     removed_pairs = {(r.source, r.target) for r in removed}
     counts = {
         "removed_links": len(removed),

@@ -39,7 +39,8 @@ from linkpipe.lib.links.scoring import ScoringConfig
 from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import crawl_row, open_db
 
-METHODS = ("linkpipe", "tfidf", "title+tfidf", "cocitation")
+# linkpipe-defaults: the same candidates scored with the configured weights, not the learned ones
+METHODS = ("linkpipe", "linkpipe-defaults", "tfidf", "title+tfidf", "cocitation")
 COLUMNS: tuple[str, ...] = ("recall@1", "recall@5", "recall@10", "precision@1", "precision@10")
 # well_formed: the share of linkpipe's in-sentence anchors that are well-formed phrases
 COLUMNS += ("anchor_overlap", "repeat_share", "well_formed")

@@ -202,6 +202,9 @@ class ScoringSettings(BaseModel):
     max_same_anchor_per_target: int = _rule(
         ScoringConfig, "max_same_anchor_per_target", INT_1, ge=1
     )
+    learn_weights: bool = _rule(ScoringConfig, "learn_weights", BOOL)
+    min_linked_pairs: int = _rule(ScoringConfig, "min_linked_pairs", INT_1, ge=1)
+    learned_share: float = _rule(ScoringConfig, "learned_share", SHARE, ge=0, le=1)
     cannibal_similarity: float = _rule(ScoringConfig, "cannibal_similarity", SHARE, ge=0, le=1)
     cannibal_title_overlap: float = _rule(
         ScoringConfig, "cannibal_title_overlap", SHARE, ge=0, le=1

@@ -37,6 +37,7 @@ CRAWL_TABLES = frozenset(
         "ann_indexes",
         "link_opportunities",
         "cannibalisation_pairs",
+        "scoring_weights",
         "topic_clusters",
         "cluster_summary",
         "site_models",

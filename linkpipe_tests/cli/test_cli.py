@@ -251,10 +251,14 @@ def test_run_whole_graph_with_the_fake_model(tmp_path: Path, demo_site, fake_mod
     suggestions = con.execute(
         "SELECT count(*), count(DISTINCT source_url) FROM link_opportunities WHERE crawl_id = 'fast'"
     ).fetchone()
+    reason = con.execute("SELECT reason FROM scoring_weights WHERE crawl_id = 'fast'").fetchone()
     con.close()
-    assert models == [(fake_model,)]
+    assert models == [(fake_model,)] and reason is not None
     assert pages is not None and int(crawled[0].split()[1]) <= pages[0]
     assert suggestions is not None and suggestions[0] > 0 and suggestions[1] > 1
+    (weights,) = [line for line in out.stdout.splitlines() if line.startswith("Scoring weights")]
+    assert weights.startswith("Scoring weights (semantic 0.")
+    assert weights.endswith(reason[0]) and reason[0].startswith(("fitted on", "defaults: "))
     published = duckdb.connect(str(tmp_path / "fast.published.duckdb"), read_only=True)
     assert (
         published.execute("SELECT count(*) FROM link_opportunities").fetchone() == suggestions[:1]

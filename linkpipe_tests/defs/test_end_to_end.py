@@ -163,6 +163,44 @@ def test_no_suggestion_repeats_an_existing_content_link(demo_db):
     assert all(ranks == list(range(1, len(ranks) + 1)) for ranks in by_source.values())
 
 
+def test_weights_are_learned_from_the_sites_own_links_and_stored(demo_db):
+    con, _, db = demo_db
+    # every labelled row is a pair the source links in content, and never a suggestion
+    assert q(
+        con,
+        """SELECT count(*) FROM candidate_pairs c WHERE c.already_linked_content AND NOT EXISTS (
+               SELECT 1 FROM link_edges e WHERE e.crawl_id = c.crawl_id AND e.position = 'content'
+               AND e.source_url = c.source_url AND e.resolved_url = c.target_url)""",
+    ) == [(0,)]
+    labelled = dict(
+        q(
+            con,
+            """SELECT c.crawl_id, count(*) FILTER (WHERE c.already_linked_content)
+               FROM candidate_pairs c
+               JOIN indexable_pages s ON s.crawl_id = c.crawl_id AND s.url = c.source_url
+               JOIN indexable_pages t ON t.crawl_id = c.crawl_id AND t.url = c.target_url
+               WHERE s.indexable AND t.indexable AND c.source_url <> c.target_url GROUP BY ALL""",
+        )
+    )
+    rows = q(con, "SELECT crawl_id, method, positives, reason FROM scoring_weights ORDER BY 1")
+    assert [r[0] for r in rows] == ["crawl-1", "crawl-2"]
+    for crawl_id, method, positives, reason in rows:
+        assert positives == labelled[crawl_id] >= 50
+        assert method in ("fitted", "default") and reason.startswith(
+            "fitted on" if method == "fitted" else "defaults: "
+        )
+    (weights,) = q(
+        con,
+        "SELECT w_semantic + w_lexical + w_title + w_mention + w_graph FROM scoring_weights WHERE crawl_id = 'crawl-2'",
+    )[0]
+    assert abs(weights - 1.0) < 1e-3
+    import dagster as dg
+
+    event = instance_for(db).get_latest_materialization_event(dg.AssetKey("link_opportunities"))
+    stored = event.asset_materialization.metadata["scoring_weights"].value
+    assert stored["positives"] == labelled["crawl-2"] and stored["method"] == rows[1][1]
+
+
 def test_second_crawl_reuses_cached_embeddings(demo_db):
     con, _, _ = demo_db
     hits = dict(q(con, "SELECT crawl_id, bool_and(cache_hit) FROM page_embeddings GROUP BY ALL"))

@@ -252,6 +252,26 @@ CREATE TABLE IF NOT EXISTS cannibalisation_pairs (
     reason VARCHAR
 );
 
+-- The relevance weights a crawl's opportunities were scored with: fitted on the site's own
+-- content links or the configured defaults, and why (lib/links/weights.py).
+CREATE TABLE IF NOT EXISTS scoring_weights (
+    crawl_id VARCHAR NOT NULL,
+    method VARCHAR,
+    w_semantic DOUBLE,
+    w_lexical DOUBLE,
+    w_title DOUBLE,
+    w_mention DOUBLE,
+    w_graph DOUBLE,
+    min_relevance DOUBLE,
+    positives INTEGER,
+    negatives INTEGER,
+    held_out_positives INTEGER,
+    held_out_negatives INTEGER,
+    ap_default DOUBLE,
+    ap_fitted DOUBLE,
+    reason VARCHAR
+);
+
 CREATE TABLE IF NOT EXISTS topic_clusters (
     crawl_id VARCHAR NOT NULL,
     url VARCHAR NOT NULL,

@@ -74,6 +74,12 @@ CREATE OR REPLACE VIEW v_cannibalisation AS
 SELECT * FROM cannibalisation_pairs
 WHERE crawl_id = (SELECT crawl_id FROM v_latest_crawl);
 
+CREATE OR REPLACE VIEW v_scoring_weights AS
+-- The relevance weights the latest crawl was scored with: fitted on the site's own content
+-- links or the configured defaults, with the held-out evidence and why (lib/links/weights.py).
+SELECT * FROM scoring_weights
+WHERE crawl_id = (SELECT crawl_id FROM v_latest_crawl);
+
 CREATE OR REPLACE VIEW v_decisions AS
 -- Every decision, and whether an accepted link now exists in the latest crawl's content.
 SELECT d.*, d.decision = 'accepted' AND EXISTS (
@@ -139,7 +145,8 @@ SELECT old_crawl AS old_crawl_id, new_crawl AS new_crawl_id, p.source_url, p.tar
             WHEN tn.url IS NULL THEN 'target page gone'
             WHEN NOT tn.indexable THEN 'target page no longer indexable: ' || tn.reason
             WHEN EXISTS (SELECT 1 FROM candidate_pairs c WHERE c.crawl_id = new_crawl
-                         AND c.source_url = p.source_url AND c.target_url = p.target_url)
+                         AND c.source_url = p.source_url AND c.target_url = p.target_url
+                         AND c.already_linked_content IS NOT TRUE)
                 THEN 'no longer ranked'
             ELSE 'no longer a candidate' END AS why,
        p.old_rank, p.new_rank, p.old_score, p.new_score, p.suggested_anchor,

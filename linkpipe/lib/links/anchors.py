@@ -64,6 +64,13 @@ class SourceText:
         sentence = self.text[sent_start:sent_end]
         return self.judge.well_formed(sentence, start - sent_start, end - sent_start)
 
+    def names_a_thing(self, start: int, end: int, sent_start: int, sent_end: int) -> bool:
+        """Whether ``text[start:end]`` is used as a noun or name in its sentence (see
+        :meth:`PhraseJudge.names_a_thing`)."""
+        assert self.judge is not None
+        sentence = self.text[sent_start:sent_end]
+        return self.judge.names_a_thing(sentence, start - sent_start, end - sent_start)
+
     def prepare(self) -> None:
         """Parse every linkable sentence in one batch (about twice as fast per sentence as
         parsing each when first judged; a page's anchors look at most of its sentences)."""
@@ -202,21 +209,51 @@ def _choice(
     return AnchorChoice(src.text[start:end], start, end, src.text[s:e], s, para, kind, q)
 
 
-def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]:
-    """Places where a target phrase occurs verbatim (modulo case and plural) in the source, in
-    text order (longest first at one place); looked up from the source's stem positions, so a
-    target costs its names' occurrences, not the source's length."""
-    hits: list[tuple[int, int, int, str]] = []  # (sentence, token, -length, kind)
+def name_hits(src: SourceText, target: TargetProfile) -> list[tuple[int, int, int, str]]:
+    """(sentence, token, -length, kind) of every place a target phrase occurs verbatim in the
+    source's linkable sentences, links included."""
+    hits: list[tuple[int, int, int, str]] = []
     for key, kind in target.keys.items():
         n = len(key)
         for i, number in src.stem_positions.get(key[0], ()):
             if i + n <= src.ranges[number][4] and tuple(src.stems[i : i + n]) == key:
                 hits.append((number, i, -n, kind))
+    return hits
+
+
+def name_quality(src: SourceText, target: TargetProfile) -> float:
+    """What ``title_match`` is for a pair the source already links: the quality of the best
+    name of the target in the source, inside links too, except an anchor text inside a link
+    (it is known because of that link: counting it would let the label leak into the
+    evidence). 0.0 when no name occurs."""
+    qualities = [
+        PHRASE_KIND_QUALITY[kind]
+        for _, i, minus_n, kind in name_hits(src, target)
+        if kind != "known_anchor"
+        or not overlaps_link(src, src.tokens[i][1], src.tokens[i - minus_n - 1][2])
+    ]
+    return max(qualities, default=0.0)
+
+
+def _one_word_name(src: SourceText, choice: AnchorChoice, sent: SentenceRange) -> bool:
+    """Whether a one-word name is used as one: a noun, or a well-formed phrase by itself."""
+    span = (choice.start, choice.end, sent[1], sent[2])
+    return src.names_a_thing(*span) or src.well_formed(*span)
+
+
+def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]:
+    """Places where a target phrase occurs verbatim (modulo case and plural) in the source, in
+    text order (longest first at one place); looked up from the source's stem positions, so a
+    target costs its names' occurrences, not the source's length."""
     found: list[AnchorChoice] = []
-    for number, i, minus_n, kind in sorted(hits):
+    for number, i, minus_n, kind in sorted(name_hits(src, target)):
         sent = src.ranges[number]
         choice = _choice(src, sent, i, i - minus_n, kind, PHRASE_KIND_QUALITY[kind])
-        # A name the parse cannot fit into a phrase stays as it is: editors link names.
+        # A one-word name must be a noun or a phrase of its own: "reset" in "the state is reset"
+        # is not the page "Reset". A longer name the parse cannot fit into a phrase stays as it
+        # is: editors link names.
+        if minus_n == -1 and not _one_word_name(src, choice, sent):
+            continue
         span = src.repair(choice.start, choice.end, sent[1], sent[2]) or (choice.start, choice.end)
         if overlaps_link(src, *span):
             continue

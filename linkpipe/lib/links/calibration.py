@@ -3,11 +3,12 @@
 Two calibrations, both monotone non-decreasing in the score and bounded to 0..1:
 
 * **fitted** (:func:`fit_isotonic`): labelled pairs, those the site already links in content
-  being positives, give P(linked | score) by pool-adjacent-violators over score-sorted bins,
-  read between bin centres by linear interpolation;
+  being positives, give P(linked | score) by pool-adjacent-violators over score-sorted bins
+  (each bin's share smoothed as (links + 0.5) / (pairs + 1), so never exactly 0 or 1), read
+  between bin centres by linear interpolation;
 * **percentile** (:func:`fit_percentile`): the share of the site's suggestions that score at
   or below a score (0.75: better than three quarters of them); used while too few labelled
-  pairs are known, which is the case while candidate rows leave linked pairs out.
+  pairs are known (fewer than ``min_per_class`` linked pairs or candidates).
 
 :func:`calibrate` picks the fitted one when both classes have ``min_per_class`` pairs.
 """
@@ -35,9 +36,9 @@ class Calibration:
         if not self.scores:
             return 0.0
         if score <= self.scores[0]:
-            return self.values[0]
+            return round(self.values[0], 4)
         if score >= self.scores[-1]:
-            return self.values[-1]
+            return round(self.values[-1], 4)
         i = bisect.bisect_right(self.scores, score)
         x0, x1 = self.scores[i - 1], self.scores[i]
         y0, y1 = self.values[i - 1], self.values[i]
@@ -69,7 +70,8 @@ def fit_isotonic(scores: Sequence[float], labels: Sequence[bool], bins: int = BI
             chunks.append([])
         chunks[-1].append(item)
     centres = [sum(s for s, _ in c) / len(c) for c in chunks]
-    shares = [sum(lab for _, lab in c) / len(c) for c in chunks]
+    # Jeffreys-smoothed: a bin of 5 pairs with no link says "rare", not "never"
+    shares = [(sum(lab for _, lab in c) + 0.5) / (len(c) + 1) for c in chunks]
     fitted = pool_adjacent(shares, [float(len(c)) for c in chunks])
     return Calibration(tuple(centres), tuple(round(v, 6) for v in fitted), "fitted")
 

@@ -4,7 +4,7 @@ joined with TF-IDF, link-graph evidence and the best anchor placement."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from linkpipe.lib.links.anchors import (
     AnchorChoice,
     SourceText,
     TargetProfile,
+    name_quality,
     place_anchor,
     target_phrases,
 )
@@ -181,11 +182,13 @@ class CandidateLimits:
 @dataclass(frozen=True, slots=True)
 class Retrieved:
     """A source's candidate targets before anchors are placed: target -> (semantic rank or 0,
-    similarity), in order, and the targets its text names."""
+    similarity), in order, and the targets its text names; ``linked``: the targets the same
+    search found that the source already links in content (see :func:`linked_neighbours`)."""
 
     source: str
     neighbours: dict[str, tuple[int, float]]
     named: dict[str, Mention]
+    linked: dict[str, float] = field(default_factory=dict)  # labelled pairs: target -> sim
 
 
 def retrieve(
@@ -216,7 +219,43 @@ def retrieve(
             if target not in neighbours:
                 sim = float(query[qi] @ site.vectors[site.row_of[target]])
                 neighbours[target] = (0, sim)
-        found.append(Retrieved(source, neighbours, named))
+        hits = (sims[qi], ids[qi])
+        linked = linked_neighbours(site, source, ann, hits, lexical_top[qi], named, limits)
+        found.append(Retrieved(source, neighbours, named, linked))
+    return found
+
+
+def linked_neighbours(
+    site: SiteContext,
+    source: str,
+    ann: AnnIndex,
+    hits: tuple[np.ndarray, np.ndarray],
+    lexical_top: list[str],
+    named: dict[str, Mention],
+    limits: CandidateLimits | None = None,
+) -> dict[str, float]:
+    """The targets the source already links in content that its candidate search reached
+    (embedding neighbours down to the last candidate, TF-IDF neighbours, names): target ->
+    similarity. They are the site's labelled pairs, drawn from the same neighbourhood as the
+    candidates (see :mod:`linkpipe.lib.links.weights`)."""
+    limits = limits or CandidateLimits()
+    linked = site.content_links.get(source, set())
+    found: dict[str, float] = {}
+    unlinked = 0
+    for sim, idx in zip(*hits, strict=True):
+        if idx < 0 or ann.urls[idx] == source or sim < limits.min_similarity:
+            continue
+        if ann.urls[idx] not in linked:
+            unlinked += 1
+            if unlinked >= limits.k:
+                break
+        elif ann.urls[idx] in site.row_of:
+            found[ann.urls[idx]] = float(sim)
+    names = [m.target for m in named.values() if m.probability >= MIN_MENTION_PROBABILITY]
+    vector = site.vectors[site.row_of[source]]
+    for target in [*lexical_top, *sorted(names)]:
+        if target in linked and target != source and target not in found and target in site.row_of:
+            found[target] = float(vector @ site.vectors[site.row_of[target]])
     return found
 
 
@@ -268,7 +307,7 @@ def candidate_rows(
         keys = pair_keys(site, reuse, item, src_text)
         if src_text is not None and is_long(src_text):
             choices = _long_source_choices(site, item, src_text, keys, reuse, encode)
-            rows += _rows(site, item, choices, keys)
+            rows += _rows(site, item, choices, keys) + labelled_rows(site, item, src_text)
             continue
         token_vecs = word_vectors.of(item.source) if word_vectors else None
         vecs = None
@@ -277,6 +316,35 @@ def candidate_rows(
             if token_vecs is not None:
                 vecs = window_vectors(src_text, token_vecs)
         rows += pair_rows(site, item, src_text, vecs, keys, reuse)
+        rows += labelled_rows(site, item, src_text)
+    return rows
+
+
+def labelled_rows(
+    site: SiteContext, item: Retrieved, src_text: SourceText | None
+) -> list[CandidatePair]:
+    """Rows of the pairs the source already links (``already_linked_content``), with the same
+    evidence as a candidate's as far as it does not count the link itself: the name found
+    inside the link counts as a title match, its link probability leaves this link out. No
+    anchors: they are labelled data for the site's weights and confidence, never suggestions."""
+    targets = list(item.linked)
+    lexical = site.lexical_sims(item.source, targets)
+    rows = []
+    for target, lex in zip(targets, lexical, strict=True):
+        mention = item.named.get(target)
+        if mention is not None:
+            mention = site.mentions.without_one_link(mention)
+        title = name_quality(src_text, site.profile(target)) if src_text is not None else 0.0
+        row = _pair(site, item, target, 0, item.linked[target], float(lex), (), None)
+        rows.append(
+            replace(
+                row,
+                title_match=title,
+                mention_score=mention.probability if mention else 0.0,
+                mention_pages=mention.mentions if mention else None,
+                mention_links=mention.links if mention else None,
+            )
+        )
     return rows
 
 

@@ -36,6 +36,9 @@ class ScoringConfig:
     max_per_source: int = 5
     max_per_target: int = 10
     max_same_anchor_per_target: int = 2
+    learn_weights: bool = True  # fit the w_* on the site's own links (see links/weights.py)
+    min_linked_pairs: int = 50  # labelled pairs of each class a fit needs, else the w_* above
+    learned_share: float = 0.5  # of the weights used, the share fitted (the rest: the w_* above)
     cannibal_similarity: float = 0.92
     cannibal_title_overlap: float = 0.5
     direction: dict[tuple[str, str], float] = field(
@@ -86,16 +89,24 @@ def target_need(facts: PageFacts) -> float:
     )
 
 
-def relevance(config: ScoringConfig, cand: CandidatePair) -> tuple[float, float]:
-    """(relevance, graph score) of a candidate."""
+def relevance_components(config: ScoringConfig, cand: CandidatePair) -> tuple[float, ...]:
+    """The five 0..1 inputs of relevance, in weight order: semantic (similarity mapped from
+    floor..ceiling), lexical (TF-IDF cosine doubled, capped), title, mention, graph."""
     span = config.semantic_ceiling - config.semantic_floor
     sem = min(1.0, max(0.0, (cand.semantic_sim - config.semantic_floor) / span))
     graph = min(1.0, 0.6 * cand.cocitation + 0.4 * cand.shared_neighbors)
+    lexical = min(1.0, 2 * cand.lexical_sim)
+    return sem, lexical, cand.title_match, cand.mention_score, graph
+
+
+def relevance(config: ScoringConfig, cand: CandidatePair) -> tuple[float, float]:
+    """(relevance, graph score) of a candidate."""
+    sem, lexical, title, mention, graph = relevance_components(config, cand)
     rel = (
         config.w_semantic * sem
-        + config.w_lexical * min(1.0, 2 * cand.lexical_sim)
-        + config.w_title * cand.title_match
-        + config.w_mention * cand.mention_score
+        + config.w_lexical * lexical
+        + config.w_title * title
+        + config.w_mention * mention
         + config.w_graph * graph
     )
     return rel, graph

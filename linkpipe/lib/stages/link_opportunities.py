@@ -7,10 +7,17 @@ from pathlib import Path
 import duckdb
 
 from linkpipe.lib.links.rows import CandidatePair, records
-from linkpipe.lib.links.scoring import PageFacts, ScoringConfig, score_opportunities
+from linkpipe.lib.links.scoring import PageFacts, ScoringConfig
+from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.run_config import scoring_config
 from linkpipe.lib.stages.common import StageResult, preview
-from linkpipe.lib.storage import fetch_dicts, open_db, stored_config, write_partition
+from linkpipe.lib.storage import (
+    PartitionRows,
+    fetch_dicts,
+    open_db,
+    stored_config,
+    write_partition,
+)
 from linkpipe.lib.value.signals import BusinessValue, load_business_values
 
 
@@ -55,13 +62,15 @@ def materialize_link_opportunities(
             for r in fetch_dicts(con, "read/select_decisions", [])
         }
     config = config or scoring_config(stored_config(db_path, crawl_id))
-    rows, cannibal = score_opportunities(candidates, facts, decisions, config)
+    scores = score_site(candidates, facts, decisions, config)
+    rows = scores.opportunities
+    tables: dict[str, PartitionRows] = {
+        "link_opportunities": records(rows),
+        "cannibalisation_pairs": records(scores.cannibalisation),
+        "scoring_weights": [scores.weights.record()],
+    }
     with open_db(db_path) as con:
-        written = write_partition(
-            con,
-            crawl_id,
-            {"link_opportunities": records(rows), "cannibalisation_pairs": records(cannibal)},
-        )
+        written = write_partition(con, crawl_id, tables)
     best = sorted(rows, key=lambda r: -r.score)
     return StageResult(
         written,
@@ -70,5 +79,7 @@ def materialize_link_opportunities(
             "in_sentence": sum(r.placement == "in_sentence" for r in rows),
             "confidence_at_least_0_5": sum(r.confidence >= 0.5 for r in rows),
             "pages_with_business_value": sum(f.business_value > 0 for f in facts.values()),
+            "weights": f"{scores.weights.method}: {scores.weights.reason}",
+            "scoring_weights": scores.weights.record(),
         },
     )

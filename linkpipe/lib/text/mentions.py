@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -155,6 +155,18 @@ class MentionIndex:
         cfg = self.config
         prior = cfg.prior_single if len(key) == 1 else cfg.prior_multi
         return (links + cfg.strength * prior) / (mentions + cfg.strength), mentions, links
+
+    def without_one_link(self, mention: Mention) -> Mention:
+        """The mention as if one page that names and links its target did neither: the link
+        probability a source that already links the target would have without its own link
+        (so that linked pairs, used as labelled data, do not count themselves)."""
+        if mention.links < 1 or mention.mentions < 1:
+            return mention
+        cfg = self.config
+        prior = cfg.prior_single if len(phrase_key(mention.phrase)) == 1 else cfg.prior_multi
+        links, mentions = mention.links - 1, mention.mentions - 1
+        p = (links + cfg.strength * prior) / (mentions + cfg.strength)
+        return replace(mention, probability=round(p, 6), mentions=mentions, links=links)
 
     def mentions_in(self, stems: Sequence[str], exclude: Iterable[str] = ()) -> dict[str, Mention]:
         """The best-evidenced mention of each target named in a source's stems; between names of

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from linkpipe.lib.links.anchors import AnchorChoice, SourceText
+from linkpipe.lib.links.anchors import AnchorChoice, SourceText, name_quality
 from linkpipe.lib.links.candidates import SiteContext, SitePage, build_candidates
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.vectors.ann import build_index
@@ -83,7 +83,28 @@ def test_a_named_page_already_linked_from_the_content_is_no_candidate() -> None:
     site = SiteContext(site.pages, site.vectors, links, {}, {"/gdal": ["GDAL"]})
     ann = build_index(site.vectors, [p.url for p in site.pages])
     rows = build_candidates(site, ["/a"], texts, ann, k=1, k_lexical=0)
-    assert [r.target_url for r in rows] == ["/d"]
+    assert [r.target_url for r in rows if not r.already_linked_content] == ["/d"]
+    # ... but it comes back as a labelled row: evidence without the link's own share
+    (linked,) = [r for r in rows if r.already_linked_content]
+    assert linked.target_url == "/gdal" and linked.anchors == () and linked.anchor_key is None
+    # /a, /b and /c name and link GDAL; leaving /a's own link out: (2 + 2 x 0.1) / (2 + 2)
+    assert (linked.mention_score, linked.mention_pages, linked.mention_links) == (0.55, 2, 2)
+    assert linked.title_match == 1.0  # the title "GDAL" is in /a's text
+    assert linked.semantic_rank is None and linked.semantic_sim == 0.0
+
+
+def test_an_anchor_text_inside_the_link_is_no_title_match_of_its_labelled_pair() -> None:
+    """The site knows "translator library" as an anchor of /gdal only because /a links it
+    with that text: counted, the label would leak into the evidence."""
+    site, _ = _site()
+    text = "Read about the translator library first."
+    start = text.index("translator")
+    source = SourceText(text, [(0, 0, len(text), "paragraph")], [(start, start + 18)])
+    known = {"/gdal": ["translator library"]}
+    site = SiteContext(site.pages, site.vectors, {"/a": {"/gdal"}}, {}, known)
+    assert name_quality(source, site.profile("/gdal")) == 0.0
+    plain = SourceText(text, [(0, 0, len(text), "paragraph")])  # the same words, unlinked
+    assert name_quality(plain, site.profile("/gdal")) == 1.0
 
 
 def test_a_candidate_row_reads_back_as_written() -> None:

@@ -172,4 +172,5 @@ def test_demo_reasons_are_at_most_25_words(tmp_path: Path, demo_site, fake_model
         assert "no content link" not in reason and 0.0 < confidence <= 1.0
     by_score = sorted(rows, key=lambda r: r[1])
     assert [r[2] for r in by_score] == sorted(r[2] for r in rows)
-    assert max(r[2] for r in rows) == 1.0
+    # the fitted share of pairs the site links at that score: a probability, never 0 or 1
+    assert 0.5 < max(r[2] for r in rows) < 1.0
