@@ -68,7 +68,8 @@ def add_export_parser(sub: Subparsers) -> None:
         nargs="+",
         metavar="NAME",
         help="views or tables to write (default: v_opportunities; for XLSX v_opportunities, "
-        "v_orphan_pages, v_excluded_pages and v_page_metrics)",
+        "v_orphan_pages, v_excluded_pages, v_page_metrics and the crawl diff, v_suggestion_changes "
+        "and v_link_changes)",
     )
     options.add_wait(p)
     p.set_defaults(func=cmd_export)

@@ -258,7 +258,7 @@ def test_run_whole_graph_with_the_fake_model(tmp_path: Path, demo_site, fake_mod
     assert suggestions is not None and suggestions[0] > 0 and suggestions[1] > 1
     (weights,) = [line for line in out.stdout.splitlines() if line.startswith("Scoring weights")]
     assert weights.startswith("Scoring weights (semantic 0.")
-    assert weights.endswith(reason[0]) and reason[0].startswith(("fitted on", "defaults: "))
+    assert weights.endswith(reason[0]) and reason[0].startswith(("50% fitted on", "defaults: "))
     published = duckdb.connect(str(tmp_path / "fast.published.duckdb"), read_only=True)
     assert (
         published.execute("SELECT count(*) FROM link_opportunities").fetchone() == suggestions[:1]

@@ -187,7 +187,7 @@ def test_weights_are_learned_from_the_sites_own_links_and_stored(demo_db):
     for crawl_id, method, positives, reason in rows:
         assert positives == labelled[crawl_id] >= 50
         assert method in ("fitted", "default") and reason.startswith(
-            "fitted on" if method == "fitted" else "defaults: "
+            "50% fitted on" if method == "fitted" else "defaults: "
         )
     (weights,) = q(
         con,
