@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from importlib import resources
 
 DEFAULT_SHARDS = 4
 
@@ -29,3 +31,22 @@ def sampled(url: str, probability: float) -> bool:
     if probability >= 1.0:
         return True
     return url_number(url, 4) < probability * 0xFFFFFFFF
+
+
+@functools.cache
+def library_code_digest() -> str:
+    """sha1 of every Python file of ``linkpipe.lib`` (read once per process): a stored result
+    keyed by it is recomputed after any change of the code that made it."""
+    root = resources.files("linkpipe.lib")
+    digest = hashlib.sha1()
+    stack = [root]
+    files = []
+    while stack:
+        for entry in stack.pop().iterdir():
+            if entry.is_dir():
+                stack.append(entry)
+            elif entry.name.endswith(".py"):
+                files.append(entry)
+    for entry in sorted(files, key=str):
+        digest.update(str(entry).rsplit("linkpipe", 1)[-1].encode() + entry.read_bytes())
+    return digest.hexdigest()

@@ -49,7 +49,14 @@ CRAWL_TABLES = frozenset(
     }
 )
 SHARD_TABLES = frozenset(
-    {"page_summaries", "page_sentences", "page_text_links", "page_embeddings", "candidate_pairs"}
+    {
+        "page_summaries",
+        "page_sentences",
+        "page_text_links",
+        "page_embeddings",
+        "candidate_pairs",
+        "candidate_inputs",
+    }
 )
 
 DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file

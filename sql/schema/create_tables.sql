@@ -212,6 +212,15 @@ CREATE TABLE IF NOT EXISTS candidate_pairs (
 -- Files written before anchor reuse: the column is added at the end, as above.
 ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS anchor_key VARCHAR;
 
+-- The digest of everything a shard's candidate_pairs rows were computed from (site pages,
+-- embeddings, links, the shard's sentences, settings, model, code): a later crawl of the same
+-- digest copies the rows instead of recomputing them (lib/stages/candidate_pairs.py).
+CREATE TABLE IF NOT EXISTS candidate_inputs (
+    crawl_id VARCHAR NOT NULL,
+    shard INTEGER NOT NULL,
+    digest VARCHAR NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS link_opportunities (
     crawl_id VARCHAR NOT NULL,
     source_url VARCHAR NOT NULL,

@@ -1,12 +1,17 @@
 """candidate_pairs for one shard: semantic, lexical and mention neighbours with anchors.
 
-Incremental by content: every source's candidates and evidence are recomputed each crawl (cheap),
-but a pair's anchor placements are taken from the previous crawl's row with the same anchor key
-(see :mod:`linkpipe.lib.links.anchor_reuse`): the latest earlier crawl of the same start URL
-with ``candidate_pairs`` rows in the shard."""
+Incremental by content, at two levels. A shard whose inputs (every page, embedding and link of
+the site, the shard's sentences, settings, model and code: :func:`inputs_digest`) equal an
+earlier crawl's shard copies that shard's rows by SQL: a refresh of an unchanged site computes
+no candidates. Otherwise every source's candidates and evidence are recomputed (cheap), but a
+pair's anchor placements are taken from the previous crawl's row with the same anchor key (see
+:mod:`linkpipe.lib.links.anchor_reuse`): the latest earlier crawl of the same start URL with
+``candidate_pairs`` rows in the shard."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +20,7 @@ import duckdb
 import numpy as np
 
 from linkpipe.lib import progress
+from linkpipe.lib.hashing import library_code_digest
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText
 from linkpipe.lib.links.candidates import (
@@ -32,7 +38,14 @@ from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached, load_crawl_vectors
 from linkpipe.lib.stages.site_models import load_site_models, site_pages
-from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
+from linkpipe.lib.storage import (
+    CopiedRows,
+    PartitionRows,
+    fetch_dicts,
+    open_db,
+    stored_config,
+    write_partition,
+)
 from linkpipe.lib.vectors.ann import AnnIndex
 from linkpipe.lib.vectors.embedding import Embedder
 
@@ -79,7 +92,11 @@ def materialize_candidate_pairs(
 
     Reads the crawl's site models (``site_models`` asset), embeddings, ANN index and existing
     links, the shard's own main texts, sentences and link spans, and (``reuse``) the previous
-    crawl's placements of the shard by anchor key."""
+    crawl's placements of the shard by anchor key. With ``reuse``, a shard whose inputs are
+    those of an earlier crawl's shard (:func:`inputs_digest`) copies that shard's rows."""
+    digest = inputs_digest(db_path, crawl_id, shard, model, k)
+    if reuse and (copied := copy_unchanged_shard(db_path, crawl_id, shard, digest)) is not None:
+        return copied
     site = load_site_context(db_path, crawl_id)
     ann = load_ann_index(db_path, crawl_id)
     with open_db(db_path) as con:
@@ -88,16 +105,54 @@ def materialize_candidate_pairs(
     encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
     known = AnchorReuse(f"{model}|{'semantic' if encode else 'lexical'}", previous[0])
     rows = shard_candidates(site, ann, texts, shard, encode, k, known)
+    tables: dict[str, PartitionRows] = {
+        "candidate_pairs": records(rows),
+        "candidate_inputs": [{"digest": digest}],
+    }
     with open_db(db_path) as con:
-        written = write_partition(con, crawl_id, {"candidate_pairs": records(rows)}, shard=shard)
+        written = write_partition(con, crawl_id, tables, shard=shard)
     closest = sorted(rows, key=lambda r: -r.semantic_sim)[:5]
     meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": len(rows)}
-    meta |= {"anchors_reused": known.reused, "reused_from": previous[1] or ""}
+    meta |= {"anchors_reused": known.reused, "reused_from": previous[1] or "", "copied_from": ""}
     return StageResult(
         written,
         preview(records(closest), ["source_url", "target_url", "semantic_sim", "anchor_text"]),
         meta,
     )
+
+
+def inputs_digest(db_path: str | Path, crawl_id: str, shard: int, model: str, k: int) -> str:
+    """Digest of everything the shard's candidate rows are computed from: the site's pages,
+    embeddings, indexability and links and the shard's sentences and in-text links (sums of
+    row hashes, ``select_candidate_inputs.sql``), the crawl's settings, the model, ``k`` and
+    the code of ``linkpipe.lib``. The rows are a deterministic function of these."""
+    config = stored_config(db_path, crawl_id)
+    with open_db(db_path) as con:
+        figures = fetch_dicts(con, "read/select_candidate_inputs", [crawl_id, shard])[0]
+    parts = [json.dumps(figures, sort_keys=True), json.dumps(config, sort_keys=True, default=str)]
+    parts += [model, str(k), library_code_digest()]
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+
+
+def copy_unchanged_shard(
+    db_path: str | Path, crawl_id: str, shard: int, digest: str
+) -> StageResult | None:
+    """The shard's rows copied from the latest earlier crawl computed from the same inputs
+    (``digest``), None when there is none."""
+    with open_db(db_path) as con:
+        found = fetch_dicts(con, "read/select_reusable_candidates_crawl", [crawl_id, shard, digest])
+        if not found:
+            return None
+        previous = found[0]["crawl_id"]
+        sources = [r["source_url"] for r in fetch_dicts(
+            con, "read/select_shard_candidate_sources", [previous, shard]
+        )]  # fmt: skip
+        written = write_partition(
+            con, crawl_id, {"candidate_inputs": [{"digest": digest}]}, shard=shard,
+            copied={"candidate_pairs": CopiedRows(previous, sources, "source_url")},
+        )  # fmt: skip
+    meta = {"anchor_mode": "copied", "sources": len(sources), "pairs": written["candidate_pairs"]}
+    return StageResult(written, [], meta | {"copied_from": previous, "anchors_reused": 0})
 
 
 def _previous_placements(

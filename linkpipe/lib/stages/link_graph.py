@@ -63,5 +63,6 @@ def load_existing_links(con: duckdb.DuckDBPyConnection, crawl_id: str) -> Existi
                 anchors[e["resolved_url"]][text] += 1
         else:
             nav[e["source_url"]].add(e["resolved_url"])
-    known = {t: [a for a, _ in c.most_common()] for t, c in anchors.items()}
+    # most used first, then alphabetical: the same order whatever order the edges come in
+    known = {t: sorted(c, key=lambda a: (-c[a], a)) for t, c in anchors.items()}
     return ExistingLinks(content, nav, known)

@@ -77,6 +77,37 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
     for shard in range(DEFAULT_SHARDS):
         result = materialize_candidate_pairs(db, "c2", shard, fake_model)
         assert result.meta["reused_from"] == "c1"
+        assert result.meta["copied_from"] == ""  # pages changed: no shard is copied whole
         reused += result.meta["anchors_reused"]
     assert reused == len(shared)
     assert _rows(db, "c2") == incremental
+
+
+def test_an_unchanged_site_copies_every_shard_and_the_copy_equals_a_recomputation(
+    tmp_path, fake_model
+):
+    db = tmp_path / "u.duckdb"
+    with serve_site(DEMO_SITE) as site:
+        for crawl_id in ("c1", "c2"):
+            register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": 60})
+            run_graph(db, crawl_id, fake_model, workers=1)
+    copied = _rows(db, "c2")
+    assert copied and copied == _rows(db, "c1")
+    con = duckdb.connect(str(db), read_only=True)
+    digests = con.execute(
+        "SELECT crawl_id, shard, digest FROM candidate_inputs ORDER BY shard, crawl_id"
+    ).fetchall()
+    con.close()
+    assert len(digests) == 2 * DEFAULT_SHARDS
+    assert all(a[2] == b[2] for a, b in zip(digests[::2], digests[1::2], strict=True))
+    for shard in range(DEFAULT_SHARDS):
+        result = materialize_candidate_pairs(db, "c2", shard, fake_model, reuse=False)
+        assert result.meta["copied_from"] == ""
+    assert _rows(db, "c2") == copied  # recomputed from scratch: the very same rows
+    for shard in range(DEFAULT_SHARDS):
+        result = materialize_candidate_pairs(db, "c2", shard, fake_model)
+        assert result.meta["copied_from"] == "c1" and result.preview == []
+    assert _rows(db, "c2") == copied
+    # another model is another input: nothing to copy
+    other = materialize_candidate_pairs(db, "c2", 0, fake_model, k=7)
+    assert other.meta["copied_from"] == ""
