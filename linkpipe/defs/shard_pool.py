@@ -18,8 +18,9 @@ import multiprocessing
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
-from multiprocessing.pool import AsyncResult
+from multiprocessing.pool import TERMINATE, AsyncResult, Pool
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Event
 from pathlib import Path
@@ -40,9 +41,7 @@ def default_workers(n_shards: int) -> int:
     return max(1, min(wanted, n_shards))
 
 
-def _worker_init(
-    reports: Queue[ProgressItem], dagster_home: str, parent: int, stop: Event
-) -> None:
+def _worker_init(reports: Queue[ProgressItem], dagster_home: str, parent: int, stop: Event) -> None:
     """In each worker: forward progress reports to the parent, use the parent's instance, and
     end when the parent process is gone or sets ``stop``."""
     os.environ["DAGSTER_HOME"] = dagster_home
@@ -101,13 +100,35 @@ def run_parallel(
             try:
                 _wait_all([pool.apply_async(job, a) for a in args])
             except BaseException:
-                stop.set()  # the workers end themselves, those inside a Dagster run too
+                _end_workers(pool, stop)
                 raise
             pool.close()  # done: let the idle workers exit by themselves
             pool.join()
     finally:
         reports.put(_STOP)
         forwarder.join(timeout=5)
+
+
+def _end_workers(pool: Pool, stop: Event, within_s: float = 5.0) -> None:
+    """End every worker at once, before the pool is terminated.
+
+    The workers end themselves on ``stop`` (those inside a Dagster run too). An idle worker
+    waits for its next task holding the task queue's lock; ended there, it never releases it,
+    and ``Pool.terminate`` would wait for that lock for ever. So: no replacement workers are
+    started, the ended ones are reaped, and a lock they left held is released."""
+    pool._worker_handler._state = TERMINATE  # type: ignore[attr-defined]  # no replacements
+    stop.set()
+    deadline = time.monotonic() + within_s
+    for worker in list(pool._pool):  # type: ignore[attr-defined]
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.exitcode is None:
+            worker.kill()
+            worker.join(1.0)
+    lock = pool._inqueue._rlock  # type: ignore[attr-defined]
+    if not lock.acquire(False):  # held, and every worker is gone: held by a dead one
+        lock.release()
+    else:
+        lock.release()
 
 
 def _wait_all(results: list[AsyncResult[None]]) -> None:
