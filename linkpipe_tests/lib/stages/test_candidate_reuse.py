@@ -86,10 +86,10 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
 def test_an_unchanged_site_copies_every_shard_and_the_copy_equals_a_recomputation(
     tmp_path, fake_model
 ):
-    db = tmp_path / "u.duckdb"
+    db = tmp_path / "u.duckdb"  # the whole site both times: a page cap crawls different pages
     with serve_site(DEMO_SITE) as site:
         for crawl_id in ("c1", "c2"):
-            register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": 60})
+            register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": 300})
             run_graph(db, crawl_id, fake_model, workers=1)
     copied = _rows(db, "c2")
     assert copied and copied == _rows(db, "c1")
