@@ -99,8 +99,11 @@ def run_parallel(
             args = [(list(asset_names), key, str(db_path), model) for key in keys]
             try:
                 _wait_all([pool.apply_async(job, a) for a in args])
+            except Exception:
+                _end_workers(pool, stop)  # a shard failed: idle workers wait holding a lock
+                raise
             except BaseException:
-                _end_workers(pool, stop)
+                stop.set()  # Ctrl-C or SIGTERM: the workers end themselves, busy ones too
                 raise
             pool.close()  # done: let the idle workers exit by themselves
             pool.join()
