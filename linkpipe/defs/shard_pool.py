@@ -128,10 +128,8 @@ def _end_workers(pool: Pool, stop: Event, within_s: float = 5.0) -> None:
             worker.kill()
             worker.join(1.0)
     lock = pool._inqueue._rlock  # type: ignore[attr-defined]
-    if not lock.acquire(False):  # held, and every worker is gone: held by a dead one
-        lock.release()
-    else:
-        lock.release()
+    lock.acquire(False)  # now ours, or (every worker gone) still held by a dead one
+    lock.release()
 
 
 def _wait_all(results: list[AsyncResult[None]]) -> None:
