@@ -1,36 +1,43 @@
 """Page-level shards of one step materialized in parallel worker processes.
 
-Each worker is a process forked from a clean server process (``forkserver``) that runs one Dagster run per shard key, recorded
-in the same instance as the parent's runs. DuckDB allows one writing process at a time: the
-stages open the database only briefly, to read their inputs and to write their partition, and
-``storage.open_db`` waits while another process holds the file, so the heavy work of the shards
-(extraction, embedding, candidates and anchors) overlaps. Progress reports of the workers are
-forwarded to the parent's reporter through a queue.
+Each worker is a process forked from a clean server process (``forkserver``) that runs one
+Dagster run per shard key, recorded in the same instance as the parent's runs. DuckDB allows
+one writing process at a time: the stages open the database only briefly, to read their inputs
+and to write their partition, and ``storage.open_db`` waits while another process holds the
+file, so the heavy work of the shards (extraction, embedding, candidates and anchors) overlaps.
 
-A failure, Ctrl-C or SIGTERM in the parent terminates the workers at once (``Pool.terminate``);
-a worker whose parent process died (``kill -9``) ends itself within a second, so no orphan
-keeps writing into the database while the next run starts.
+Each worker talks to the parent over its own pipe (tasks in; progress, done or the error out),
+so no lock is shared between processes: a worker can be killed at any moment without leaving
+a lock held that the parent or another worker would wait on for ever. A failure, Ctrl-C or
+SIGTERM in the parent kills the workers at once; a worker whose parent process died
+(``kill -9``) ends itself within a second, so no orphan keeps writing into the database while
+the next run starts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
-import queue
+import pickle
+import signal
 import threading
-import time
+import traceback
 from collections.abc import Callable, Sequence
-from multiprocessing.pool import TERMINATE, AsyncResult, Pool
-from multiprocessing.queues import Queue
-from multiprocessing.synchronize import Event
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkServerContext, ForkServerProcess
 from pathlib import Path
+from typing import Any
 
 from linkpipe.lib import progress
 
-ProgressItem = tuple[str, int, int]
 ShardJob = Callable[[list[str], dict[str, str], str, str], None]
+Task = tuple[list[str], dict[str, str], str, str]
 
-_STOP = ("", -1, -1)
+
+class ShardFailed(RuntimeError):
+    """The traceback of a shard job's exception, as text (the cause of the re-raised error)."""
 
 
 def default_workers(n_shards: int) -> int:
@@ -41,38 +48,71 @@ def default_workers(n_shards: int) -> int:
     return max(1, min(wanted, n_shards))
 
 
-def _worker_init(reports: Queue[ProgressItem], dagster_home: str, parent: int, stop: Event) -> None:
-    """In each worker: forward progress reports to the parent, use the parent's instance, and
-    end when the parent process is gone or sets ``stop``."""
+def _serve(conn: Connection, job: ShardJob, dagster_home: str, parent: int) -> None:
+    """A worker: run the tasks the parent sends until it sends None; report back on ``conn``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends us
     os.environ["DAGSTER_HOME"] = dagster_home
-    progress.set_reporter(lambda stage, done, total: reports.put((stage, done, total)))
-    threading.Thread(target=_end_with, args=(parent, stop), daemon=True).start()
+    sending = threading.Lock()  # between this process's threads only
+
+    def send(message: tuple[Any, ...]) -> None:
+        with sending:
+            conn.send(message)
+
+    progress.set_reporter(lambda stage, done, total: send(("progress", stage, done, total)))
+    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:  # the parent is gone
+            os._exit(1)
+        if task is None:
+            return
+        try:
+            job(*task)
+        except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent
+            send(("error", _portable(exc), traceback.format_exc()))
+        else:
+            send(("done",))
 
 
-def _end_with(parent: int, stop: Event) -> None:
-    """Kill this process as soon as process ``parent`` no longer exists or ``stop`` is set.
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` itself when it survives pickling, else a RuntimeError that names it."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 - any pickling problem
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
 
-    ``stop`` is needed because a worker inside a Dagster run only notes the SIGTERM of
-    ``Pool.terminate`` (Dagster defers interrupts during a run) and would then wait for work
-    for ever while the pool waits for it to end."""
-    while not stop.wait(0.5):
+
+def _end_with(parent: int) -> None:
+    """Kill this process as soon as process ``parent`` no longer exists."""
+    while True:
         try:
             os.kill(parent, 0)
         except (ProcessLookupError, PermissionError):  # gone, or its pid now another user's
             os._exit(1)
-    os._exit(1)
+        threading.Event().wait(0.5)
 
 
-def _forward(reports: Queue[ProgressItem]) -> None:
-    """In the parent: hand the workers' reports to the parent's reporter until told to stop."""
-    while True:
-        try:
-            item = reports.get(timeout=0.5)
-        except queue.Empty:
-            continue
-        if item == _STOP:
-            return
-        progress.report(*item)
+@dataclass
+class _Worker:
+    process: ForkServerProcess
+    conn: Connection
+    key: dict[str, str] | None = None  # the shard it works on; None when idle
+
+    @classmethod
+    def start(cls, context: ForkServerContext, job: ShardJob) -> _Worker:
+        """A started worker process running :func:`_serve`."""
+        ours, theirs = context.Pipe()
+        home = os.environ.get("DAGSTER_HOME", "")
+        process = context.Process(target=_serve, args=(theirs, job, home, os.getpid()))
+        process.start()
+        theirs.close()
+        return cls(process, ours)
+
+    def give(self, task: Task) -> None:
+        self.key = task[1]
+        self.conn.send(task)
 
 
 def run_parallel(
@@ -84,60 +124,75 @@ def run_parallel(
     workers: int,
 ) -> None:
     """Run ``job(asset_names, key, db_path, model)`` for every shard key in ``workers``
-    processes; the first failure cancels what has not started and is raised here."""
+    processes; the first failure kills the workers and is raised here."""
     context = multiprocessing.get_context("forkserver")
     # Workers fork from one server that imported Dagster and linkpipe once (~3 CPU-s a process).
     context.set_forkserver_preload(["linkpipe.defs.runner"])
-    reports: Queue[ProgressItem] = context.Queue()
-    forwarder = threading.Thread(target=_forward, args=(reports,), daemon=True)
-    forwarder.start()
-    home = os.environ.get("DAGSTER_HOME", "")
-    stop = context.Event()
+    tasks = [(list(asset_names), dict(key), str(db_path), model) for key in keys]
+    pool: list[_Worker] = []
+    finished = False
     try:
-        # Leaving the block on a failure or an interrupt terminates the workers at once.
-        with context.Pool(workers, _worker_init, (reports, home, os.getpid(), stop)) as pool:
-            args = [(list(asset_names), key, str(db_path), model) for key in keys]
-            try:
-                _wait_all([pool.apply_async(job, a) for a in args])
-            except Exception:
-                _end_workers(pool, stop)  # a shard failed: idle workers wait holding a lock
-                raise
-            except BaseException:
-                stop.set()  # Ctrl-C or SIGTERM: the workers end themselves, busy ones too
-                raise
-            pool.close()  # done: let the idle workers exit by themselves
-            pool.join()
+        pool.extend(_Worker.start(context, job) for _ in range(min(workers, len(tasks))))
+        _drive(pool, tasks)
+        finished = True
     finally:
-        reports.put(_STOP)
-        forwarder.join(timeout=5)
+        _end(pool, finished)
 
 
-def _end_workers(pool: Pool, stop: Event, within_s: float = 5.0) -> None:
-    """End every worker at once, before the pool is terminated.
-
-    The workers end themselves on ``stop`` (those inside a Dagster run too). An idle worker
-    waits for its next task holding the task queue's lock; ended there, it never releases it,
-    and ``Pool.terminate`` would wait for that lock for ever. So: no replacement workers are
-    started, the ended ones are reaped, and a lock they left held is released."""
-    pool._worker_handler._state = TERMINATE  # type: ignore[attr-defined]  # no replacements
-    stop.set()
-    deadline = time.monotonic() + within_s
-    for worker in list(pool._pool):  # type: ignore[attr-defined]
-        worker.join(max(0.0, deadline - time.monotonic()))
-        if worker.exitcode is None:
-            worker.kill()
-            worker.join(1.0)
-    lock = pool._inqueue._rlock  # type: ignore[attr-defined]
-    lock.acquire(False)  # now ours, or (every worker gone) still held by a dead one
-    lock.release()
+def _drive(pool: list[_Worker], tasks: list[Task]) -> None:
+    """Hand out the tasks, forward progress, and raise the first failure as soon as it comes."""
+    queued = list(reversed(tasks))
+    for worker in pool:
+        if queued:
+            worker.give(queued.pop())
+    while any(w.key is not None for w in pool):
+        busy = [w for w in pool if w.key is not None]
+        ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
+        for worker in busy:
+            if worker.conn in ready or worker.conn.poll():
+                _receive(worker)
+            elif worker.process.sentinel in ready:
+                raise _died(worker)
+            if worker.key is None and queued:
+                worker.give(queued.pop())
 
 
-def _wait_all(results: list[AsyncResult[None]]) -> None:
-    """Wait for every result; raise the first failure as soon as it happens."""
-    pending = list(results)
-    while pending:
-        for result in [r for r in pending if r.ready()]:
-            result.get()  # raises the job's exception
-            pending.remove(result)
-        if pending:
-            pending[0].wait(0.2)
+def _receive(worker: _Worker) -> None:
+    """Read every message waiting from ``worker``: progress, done, or its job's failure."""
+    while worker.conn.poll():
+        try:
+            message = worker.conn.recv()
+        except EOFError:
+            raise _died(worker) from None
+        if message[0] == "progress":
+            progress.report(*message[1:])
+        elif message[0] == "done":
+            worker.key = None
+            return
+        else:
+            raise message[1] from ShardFailed(message[2])
+
+
+def _died(worker: _Worker) -> RuntimeError:
+    """The error for a worker process that ended without reporting its shard."""
+    worker.process.join(2.0)
+    code = worker.process.exitcode
+    return RuntimeError(f"the worker process of shard {worker.key} died (exit code {code})")
+
+
+def _end(pool: list[_Worker], finished: bool) -> None:
+    """Let idle workers exit after a finished step; kill every worker otherwise."""
+    for worker in pool:
+        if finished:
+            with contextlib.suppress(OSError):  # a worker that already died
+                worker.conn.send(None)
+        else:
+            worker.process.kill()
+    for worker in pool:
+        worker.process.join(5.0 if finished else 2.0)
+        if worker.process.exitcode is None:
+            worker.process.kill()
+            worker.process.join(1.0)
+        worker.conn.close()
+        if worker.process.exitcode is not None:
+            worker.process.close()
