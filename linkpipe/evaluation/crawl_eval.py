@@ -14,7 +14,13 @@ from pathlib import Path
 from linkpipe.evaluation import baselines
 from linkpipe.evaluation import link_removal as ev
 from linkpipe.evaluation.anchor_quality import AnchorQuality, judge_anchors, opportunity_anchors
-from linkpipe.evaluation.metrics import Metrics, Pair, Rankings, evaluate_rankings
+from linkpipe.evaluation.metrics import (
+    Metrics,
+    Pair,
+    Rankings,
+    evaluate_rankings,
+    recall_ceiling,
+)
 from linkpipe.lib.links.rows import CandidatePair, LinkOpportunity
 from linkpipe.lib.links.scoring import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
@@ -128,7 +134,7 @@ def evaluate_crawl(
     removed: list[ev.RemovedLink],
     html_linked: set[Pair],
     config: ScoringConfig | None = None,
-) -> tuple[dict[str, Metrics], list[PairReport], dict[str, int]]:
+) -> tuple[dict[str, Metrics], list[PairReport], dict[str, float]]:
     """(metrics per method, one row per ground-truth pair, counts) for one crawl."""
     view = path_view(crawl, paths)
     pipeline_linked = view.linked
@@ -164,6 +170,7 @@ def evaluate_crawl(
         "removed_pairs": len(removed_pairs),
         "still_linked_pairs": len(removed_pairs & still_linked),
         "truth_pairs": len(truth),
+        "recall10_ceiling": round(recall_ceiling(truth, 10), 4),
         "indexable_pages": len(view.indexable),
     }
     return metrics, pair_reports(truth, rankings, candidates), counts

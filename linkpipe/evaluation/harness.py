@@ -94,7 +94,7 @@ class StoredEval:
 
     def evaluate(
         self, config: ScoringConfig | None = None
-    ) -> tuple[dict[str, Metrics], list[PairReport], dict[str, int]]:
+    ) -> tuple[dict[str, Metrics], list[PairReport], dict[str, float]]:
         """:func:`evaluate_crawl` of this seed with ``config``."""
         return evaluate_crawl(self.crawl, self.paths, self.removed, self.html_linked, config)
 
@@ -227,7 +227,8 @@ def format_report(report: dict[str, Any]) -> str:
         parts += [
             "",
             f"Seed {run['seed']} ({run['crawl_id']}): {run['removed_links']} links removed "
-            f"({run['removed_pairs']} pairs), {run['truth_pairs']} ground-truth pairs, "
+            f"({run['removed_pairs']} pairs), {run['truth_pairs']} ground-truth pairs "
+            f"(recall@10 ceiling {run.get('recall10_ceiling', 1.0):.3f}: 10 per source), "
             f"{run['indexable_pages']} indexable of {run['html_pages']} HTML pages; {wall}",
             "",
             metrics_table(run["metrics"]),

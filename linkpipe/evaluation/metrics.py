@@ -7,6 +7,9 @@
   content word (stemmed, stop words and digits out) with one of the removed link texts of the pair;
   a suggestion without an anchor counts as no overlap. None for methods without anchors.
 * repeat share: share of all top-10 suggestions whose pair is still linked in content.
+* recall@k ceiling: the best recall@k any ranking can reach, sum over sources of
+  min(k, ground-truth pairs of the source) / pairs: a source with more removed links than k
+  suggestions caps it (hub pages such as an API reference's package index).
 """
 
 from __future__ import annotations
@@ -33,6 +36,12 @@ def anchor_overlaps(anchor: str | None, link_texts: list[str]) -> bool:
     if not anchor:
         return False
     return any(content_words(anchor) & content_words(text) for text in link_texts)
+
+
+def recall_ceiling(truth: dict[Pair, list[str]], k: int = 10) -> float:
+    """The highest recall@k a ranking of k suggestions per source can reach on ``truth``."""
+    per_source = Counter(s for s, _ in truth)
+    return sum(min(k, n) for n in per_source.values()) / len(truth) if truth else 0.0
 
 
 def evaluate_rankings(

@@ -78,3 +78,5 @@ def test_eval_run_on_the_demo_site(tmp_path, capsys):
     metrics, pairs, counts = harness.load_stored_eval(DEMO_SITE, db, 0, 0.3).evaluate()
     assert json.loads(json.dumps(metrics)) == run["metrics"] and pairs == run["pairs"]
     assert counts["truth_pairs"] == run["truth_pairs"]
+    assert 0 < run["recall10_ceiling"] <= 1.0
+    assert linkpipe["recall@10"] <= run["recall10_ceiling"]

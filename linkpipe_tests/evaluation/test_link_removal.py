@@ -23,7 +23,7 @@ from linkpipe.evaluation.link_removal import (
     scan_links,
     url_to_path,
 )
-from linkpipe.evaluation.metrics import content_words, evaluate_rankings
+from linkpipe.evaluation.metrics import content_words, evaluate_rankings, recall_ceiling
 
 INDEX = (
     b"<!DOCTYPE html>\n<html><head><title>Home</title><!-- caf\xe9 in latin-1 --></head><body>\n"
@@ -311,3 +311,10 @@ def test_cocitation_baseline():
         "d": [],
     }
     assert cocitation_baseline(links, pages, {("a", "b")}, k=1)["a"] == [("c", None)]
+
+
+def test_recall_ceiling_counts_at_most_k_pairs_per_source():
+    truth = {("hub", f"t{i}"): ["x"] for i in range(12)} | {("a", "t0"): ["x"], ("b", "t1"): ["x"]}
+    assert recall_ceiling(truth, 10) == 12 / 14  # the hub can show 10 of its 12
+    assert recall_ceiling(truth, 1) == 3 / 14
+    assert recall_ceiling({}, 10) == 0.0
