@@ -77,6 +77,11 @@ class SourceText:
         assert self.judge is not None
         self.judge.prepare(self.text[s:e] for _, s, e, _, _ in self.ranges)
 
+    def forget_parses(self) -> None:
+        """Drop the cached parses of this text's sentences (see :meth:`PhraseJudge.forget`)."""
+        assert self.judge is not None
+        self.judge.forget(self.text[s:e] for _, s, e, _, _ in self.ranges)
+
     def repair(
         self, start: int, end: int, sent_start: int, sent_end: int
     ) -> tuple[int, int] | None:

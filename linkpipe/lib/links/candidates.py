@@ -19,7 +19,7 @@ from linkpipe.lib.links.anchors import (
     place_anchor,
     target_phrases,
 )
-from linkpipe.lib.links.long_sources import is_long, merge_choices, split_source
+from linkpipe.lib.links.long_sources import is_long, iter_parts, merge_choices
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.semantic_anchors import (
     EncodeFn,
@@ -361,7 +361,7 @@ def _long_source_choices(
     known = _known_choices(keys, reuse)
     missing = [i for i, choice in enumerate(known) if choice is None]
     found: dict[int, list[tuple[int, list[AnchorChoice]]]] = {i: [] for i in missing}
-    for offset, part in split_source(src) if missing else []:
+    for offset, part in iter_parts(src) if missing else []:
         part.prepare()
         vecs = None
         if encode is not None:
@@ -371,6 +371,7 @@ def _long_source_choices(
         for i in missing:
             sims = batch[:, i] if batch is not None else None
             found[i].append((offset, _place(site, part, targets[i], vecs, sims)))
+        part.forget_parses()  # a long page's sentences are not seen again: memory holds one part
     return [merge_choices(found[i]) if c is None else c for i, c in enumerate(known)]
 
 

@@ -13,7 +13,7 @@ vectors and a few MB of parses, whatever the page's length up to the crawler's s
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText
@@ -30,8 +30,14 @@ def is_long(src: SourceText) -> bool:
 def split_source(src: SourceText, part_words: int = PART_WORDS) -> list[tuple[int, SourceText]]:
     """(offset in the page, part) of each part of whole sentences; the source itself when it
     is not longer than ``part_words`` tokens."""
+    return list(iter_parts(src, part_words))
+
+
+def iter_parts(src: SourceText, part_words: int = PART_WORDS) -> Iterator[tuple[int, SourceText]]:
+    """The parts of :func:`split_source` one at a time, so memory holds one part's tokens."""
     if len(src.tokens) <= part_words or not src.sentences:
-        return [(0, src)]
+        yield 0, src
+        return
     starts = [t[1] for t in src.tokens]
     groups: list[list[tuple[int, int, int, str]]] = [[]]
     first_token = 0
@@ -41,7 +47,9 @@ def split_source(src: SourceText, part_words: int = PART_WORDS) -> list[tuple[in
             groups.append([])
             first_token = token
         groups[-1].append(sentence)
-    return [_part(src, group) for group in groups]
+    del starts
+    for group in groups:
+        yield _part(src, group)
 
 
 def _part(

@@ -193,6 +193,11 @@ class PhraseJudge:
         for sentence, doc in zip(todo, self.parser.pipe(todo, batch_size=64), strict=True):
             self._keep(sentence, parse_of(doc))
 
+    def forget(self, sentences: Iterable[str]) -> None:
+        """Drop the cached parses of ``sentences`` (a long page's, once it is placed)."""
+        for sentence in sentences:
+            self.cache.pop(sentence, None)
+
     def parse(self, sentence: str) -> SentenceParse | None:
         """The cached parse of a sentence (parsed now if new), None without a parser."""
         if self.parser is None:

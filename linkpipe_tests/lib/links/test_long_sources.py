@@ -124,3 +124,22 @@ def test_a_long_source_gets_its_anchor_from_a_later_part_through_the_candidates(
     assert best is not None and best.anchor_text == "GDAL library"
     assert text[best.start : best.end] == "GDAL library"
     assert best.start > len(long_text.text)  # found in the last part, at its page offset
+
+
+def test_a_long_source_leaves_no_parse_of_its_sentences_in_the_cache():
+    from linkpipe.lib.text.phrases import load_parser
+
+    judge = PhraseJudge(load_parser())
+    assert judge.parsed
+    long_text = _long_page(450)
+    src = SourceText(long_text.text, long_text.sentences, long_text.link_spans, judge=judge)
+    short = SourceText("Layer masks change the picture.", [(0, 0, 31, "paragraph")], judge=judge)
+    short.prepare()
+    pages = [SitePage("/long", "Long", "", "", src.text), SitePage("/masks", "Layer masks", "", "", "")]
+    site = SiteContext(pages, np.array([[1, 0], [0.6, 0.8]], np.float32), {}, {}, {})
+    found = retrieve(site, ["/long"], {"/long": src}, build_index(site.vectors, ["/long", "/masks"]),
+                     CandidateLimits(k=1))  # fmt: skip
+    (row,) = candidate_rows(site, found, {"/long": src}, None, None)
+    assert row.best_anchor is not None and row.best_anchor.anchor_text == "layer masks"
+    assert judge.parsed_sentences >= 450  # every part was parsed ...
+    assert list(judge.cache) == ["Layer masks change the picture."]  # ... and let go after it
