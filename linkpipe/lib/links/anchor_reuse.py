@@ -4,7 +4,9 @@ Placing anchors is most of a candidate pair's cost (word vectors of the source, 
 phrase checks). The placements of a pair are a function of:
 
 * the source's main text, its sentences and its existing-link spans;
-* the target's profile (phrases and weighted terms, see ``SiteContext.profile``) and vector;
+* the target's profile (phrases and terms, see ``SiteContext.profile``) and vector; semantic
+  placement reads which terms a target has, lexical placement also their TF-IDF weights, so
+  only a lexical key holds the weights (a few edits move every weight of the site a little);
 * the embedding model, whether placement is semantic or lexical, and the placing code.
 
 Their digest is the pair's *anchor key*, stored with each ``candidate_pairs`` row. A source of
@@ -49,9 +51,11 @@ def source_key(src: SourceText) -> str:
     return digest.hexdigest()
 
 
-def target_key(profile: TargetProfile, vector_bytes: bytes) -> str:
-    """Digest of what a target contributes to its placements."""
-    terms = sorted(profile.terms.items())
+def target_key(profile: TargetProfile, vector_bytes: bytes, weighted: bool = True) -> str:
+    """Digest of what a target contributes to its placements. Semantic placement reads only
+    which terms a target has, not their weights (``weighted=False``): a small edit elsewhere
+    moves every TF-IDF weight a little, and would otherwise change every key of the site."""
+    terms = sorted(profile.terms.items()) if weighted else sorted(profile.terms)
     single = sorted(profile.single_words)
     digest = hashlib.sha1(repr((profile.url, profile.phrases, terms, single)).encode())
     digest.update(vector_bytes)
@@ -62,10 +66,14 @@ class AnchorReuse:
     """Pair keys of this crawl and the placements of the previous crawl's rows by key."""
 
     def __init__(
-        self, mode: str, known: Mapping[str, tuple[AnchorChoice, ...]] | None = None
+        self,
+        model: str,
+        semantic: bool,
+        known: Mapping[str, tuple[AnchorChoice, ...]] | None = None,
     ) -> None:
-        """``mode``: the embedding model and whether placement is semantic or lexical."""
-        self.salt = f"{placing_code_digest()}|{mode}"
+        """``model``: the embedding model; ``semantic``: placement is semantic, not lexical."""
+        self.semantic = semantic
+        self.salt = f"{placing_code_digest()}|{model}|{'semantic' if semantic else 'lexical'}"
         self.known = dict(known or {})
         self.reused = 0
 

@@ -66,7 +66,7 @@ class SiteContext:
             for t in targets:
                 self.linked_from[t].add(src)
         self._profiles: dict[str, TargetProfile] = {}
-        self._target_keys: dict[str, str] = {}
+        self._target_keys: dict[tuple[str, bool], str] = {}
 
     def names(self, page: SitePage) -> list[tuple[str, str]]:
         """The phrases that name a page: title, H1 and the anchors other pages use for it."""
@@ -92,12 +92,13 @@ class SiteContext:
             self._profiles[url] = TargetProfile(url, phrases, terms, single)
         return self._profiles[url]
 
-    def target_key(self, url: str) -> str:
+    def target_key(self, url: str, weighted: bool = True) -> str:
         """Digest of the target's profile and vector (see :mod:`anchor_reuse`; cached)."""
-        if url not in self._target_keys:
+        if (url, weighted) not in self._target_keys:
             vector = self.vectors[self.row_of[url]].tobytes()
-            self._target_keys[url] = anchor_reuse.target_key(self.profile(url), vector)
-        return self._target_keys[url]
+            key = anchor_reuse.target_key(self.profile(url), vector, weighted)
+            self._target_keys[(url, weighted)] = key
+        return self._target_keys[(url, weighted)]
 
     def lexical_sims(self, source: str, targets: list[str]) -> np.ndarray:
         """TF-IDF cosine of the source with each target (0 for a page without a row)."""
@@ -266,7 +267,8 @@ def pair_keys(
     if reuse is None or src is None:
         return [None] * len(found.neighbours)
     source = anchor_reuse.source_key(src)
-    return [reuse.key(source, site.target_key(t)) for t in found.neighbours]
+    weighted = not reuse.semantic  # lexical placement reads the terms' weights
+    return [reuse.key(source, site.target_key(t, weighted)) for t in found.neighbours]
 
 
 def build_candidates(

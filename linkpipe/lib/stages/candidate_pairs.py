@@ -103,7 +103,7 @@ def materialize_candidate_pairs(
         texts = _source_texts(con, crawl_id, shard)
         previous = _previous_placements(con, crawl_id, shard) if reuse else ({}, None)
     encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
-    known = AnchorReuse(f"{model}|{'semantic' if encode else 'lexical'}", previous[0])
+    known = AnchorReuse(model, encode is not None, previous[0])
     rows = shard_candidates(site, ann, texts, shard, encode, k, known)
     tables: dict[str, PartitionRows] = {
         "candidate_pairs": records(rows),

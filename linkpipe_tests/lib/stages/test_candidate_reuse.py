@@ -66,7 +66,10 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
     keys_before, keys_after = _keys(db, "c1"), _keys(db, "c2")
     assert None not in keys_after  # every candidate has an anchor key; labelled rows none
     shared = keys_after & keys_before
-    assert 0 < len(shared) < len(keys_after)  # most pairs reused, the edited ones not
+    assert len(shared) < len(keys_after)  # the edited pages' pairs are placed again ...
+    # ... and most others are not: an edit moves every TF-IDF weight of the site a little, which
+    # semantic placement does not read (1,221 of 1,435 keys kept when this was written)
+    assert len(shared) >= 0.8 * len(keys_after)
 
     reused = 0
     for shard in range(DEFAULT_SHARDS):
