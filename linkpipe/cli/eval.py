@@ -75,8 +75,8 @@ def add_eval_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
         metavar="SITE_ROOT",
         help="folder of a static HTML site, or a named site installed from Debian packages "
         "when missing: 'gimp' (GIMP help, a prose manual), 'django' (Django docs), 'sqlite' "
-        "(the SQLite website: FAQ, articles, release notes, references) or 'javadoc' (Java SE "
-        "17 API reference, java.util and java.io); or a linkpipe database (*.duckdb): then "
+        "(the SQLite website: FAQ, articles, release notes, references), 'javadoc' (Java SE "
+        "17 API reference, java.util and java.io) or 'ikiwiki' (ikiwiki's documentation wiki); or a linkpipe database (*.duckdb): then "
         "only the well-formed share of its stored anchors is reported",
     )
     p.add_argument(

@@ -184,6 +184,7 @@ def run_eval(
     report = {
         "site_root": str(site.root),
         "site_include": list(site.include),
+        "site_exclude": list(site.exclude),
         "start_page": site.start,
         "fraction": fraction,
         "seeds": seeds,

@@ -10,11 +10,17 @@ kind of site each:
 * ``javadoc``: the Java SE 17 API reference (javadoc, ``openjdk-17-doc``), the packages
   ``java.util`` and ``java.io`` only (their class, interface and package pages, not their
   sub-packages or ``class-use`` pages): the whole reference has 10,000+ pages.
+* ``ikiwiki``: a wiki, ikiwiki's own documentation wiki as rendered in ``ikiwiki`` (plugin pages,
+  tips, directives, news, the wiki's front pages; its bugs, forum and todo sections are not
+  shipped), every page but the bundled example sites (``examples/``) and the wiki's whole-site
+  generated pages: the site map, recent changes, the broken-links report
+  (``plugins/brokenlinks.html``) and a test page; 444 of its 468 pages.
 
 A site is an :class:`EvalSite`: its folder, the pages kept (``Path.glob`` patterns relative to the
-folder; every file when there are none) and the page the crawl starts from. Its copy (see
-:func:`copy_site`) holds the kept files and a ``sitemap.xml`` listing every HTML page of the copy
-(written unless the site has one), with ``__BASE_URL__`` URLs that the loopback server fills in.
+folder; every file when there are none), those left out of them after all and the page the crawl
+starts from. Its copy (see :func:`copy_site`) holds the kept files and a ``sitemap.xml`` listing
+every HTML page of the copy (written unless the site has one), with ``__BASE_URL__`` URLs that the
+loopback server fills in.
 """
 
 from __future__ import annotations
@@ -32,16 +38,23 @@ from linkpipe.evaluation.link_removal import BASE_URL_PLACEHOLDER, html_pages
 Log = Callable[[str], None]
 
 JAVADOC = Path("/usr/share/doc/openjdk-17-jre-headless/api")
+IKIWIKI = Path("/usr/share/doc/ikiwiki/html")
 
 
 @dataclass(frozen=True)
 class EvalSite:
     """A static site to evaluate on: its folder, the files kept (glob patterns relative to the
-    folder, all files when empty) and the page path the crawl starts from ("": the root)."""
+    folder, all files when empty), the page path the crawl starts from ("": the root) and the
+    kept files left out after all (glob patterns; only with ``include``)."""
 
     root: Path
     include: tuple[str, ...] = ()
     start: str = ""
+    exclude: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.exclude and not self.include:
+            raise ValueError("an EvalSite's exclude patterns need include patterns")
 
 
 @dataclass(frozen=True)
@@ -77,6 +90,21 @@ DEBIAN_SITES: dict[str, DebianSite] = {
             start="java.base/java/util/package-summary.html",
         ),
     ),
+    "ikiwiki": DebianSite(
+        "ikiwiki",
+        "wiki: ikiwiki's documentation wiki (plugins, tips, directives, news)",
+        EvalSite(
+            IKIWIKI,
+            include=("**/*.html",),
+            exclude=(
+                "examples/**/*.html",
+                "sitemap.html",
+                "recentchanges.html",
+                "test_page_space_allowed.html",
+                "plugins/brokenlinks.html",
+            ),
+        ),
+    ),
 }
 
 
@@ -96,15 +124,20 @@ def ensure_debian_site(name: str, log: Log) -> EvalSite:
     return named.site
 
 
-def kept_files(site: EvalSite) -> list[str]:
-    """Relative POSIX paths of the files a subset site keeps, sorted ([] when it keeps all)."""
-    found = {
-        p.relative_to(site.root).as_posix()
-        for pattern in site.include
-        for p in site.root.glob(pattern)
+def _matching_files(root: Path, patterns: Iterable[str]) -> set[str]:
+    return {
+        p.relative_to(root).as_posix()
+        for pattern in patterns
+        for p in root.glob(pattern)
         if p.is_file()
     }
-    return sorted(found)
+
+
+def kept_files(site: EvalSite) -> list[str]:
+    """Relative POSIX paths of the files a subset site keeps (matched by an include pattern and
+    by no exclude pattern), sorted ([] when it keeps all)."""
+    found = _matching_files(site.root, site.include)
+    return sorted(found - _matching_files(site.root, site.exclude))
 
 
 def copy_site(site: EvalSite | Path, dest: Path) -> Path:
@@ -126,7 +159,7 @@ def copy_site(site: EvalSite | Path, dest: Path) -> Path:
 def sitemap_xml(pages: Iterable[str]) -> str:
     """A sitemap of page paths, each as ``__BASE_URL__/<path>`` (the file as the site links it,
     ``dir/index.html`` included), sorted."""
-    locs = [f"{BASE_URL_PLACEHOLDER}/{quote(p)}" for p in sorted(pages)]
+    locs = [f"{BASE_URL_PLACEHOLDER}/{quote(p, safe='/:')}" for p in sorted(pages)]  # as linked
     body = "".join(f"  <url><loc>{escape(loc)}</loc></url>\n" for loc in locs)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'

@@ -3,6 +3,7 @@ list of 10 suggestions per source (no model needed)."""
 
 import urllib.request
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -11,6 +12,7 @@ from linkpipe.evaluation.crawl_eval import EVAL_SCORING, linkpipe_rankings
 from linkpipe.evaluation.link_removal import content_link_pairs, html_pages
 from linkpipe.evaluation.sites import (
     DEBIAN_SITES,
+    IKIWIKI,
     EvalSite,
     copy_site,
     ensure_debian_site,
@@ -53,9 +55,9 @@ def api_site(tmp_path: Path) -> Path:
     return root
 
 
-def test_named_sites_are_four_kinds_each_from_a_debian_package():
-    assert set(DEBIAN_SITES) == {"gimp", "django", "sqlite", "javadoc"}
-    assert len({named.kind for named in DEBIAN_SITES.values()}) == 4
+def test_named_sites_are_five_kinds_each_from_a_debian_package():
+    assert set(DEBIAN_SITES) == {"gimp", "django", "sqlite", "javadoc", "ikiwiki"}
+    assert len({named.kind for named in DEBIAN_SITES.values()}) == 5
     for named in DEBIAN_SITES.values():
         assert named.package and named.site.root.is_absolute()
     javadoc = DEBIAN_SITES["javadoc"]
@@ -63,6 +65,10 @@ def test_named_sites_are_four_kinds_each_from_a_debian_package():
     assert javadoc.site.include == ("java.base/java/util/*.html", "java.base/java/io/*.html")
     assert javadoc.site.start == "java.base/java/util/package-summary.html"
     assert DEBIAN_SITES["sqlite"].site == EvalSite(Path("/usr/share/doc/sqlite3"))
+    wiki = DEBIAN_SITES["ikiwiki"]
+    assert (wiki.package, wiki.site.root) == ("ikiwiki", IKIWIKI)
+    assert wiki.site.include == ("**/*.html",) and wiki.site.start == ""
+    assert "examples/**/*.html" in wiki.site.exclude and "sitemap.html" in wiki.site.exclude
     assert harness.DEBIAN_SITES is DEBIAN_SITES
 
 
@@ -120,6 +126,19 @@ def test_a_whole_site_copy_gets_a_sitemap_and_keeps_its_own(api_site, tmp_path):
     ]
 
 
+def test_exclude_patterns_leave_kept_files_out(api_site, tmp_path):
+    site = EvalSite(api_site, ("pkg/**/*.html",), exclude=("pkg/a/class-use/*.html", "pkg/c/*"))
+    kept = ["pkg/a/A.html", "pkg/a/B.html", "pkg/a/Hidden.html", "pkg/a/sub/C.html",
+            "pkg/b/D.html"]  # fmt: skip
+    assert kept_files(site) == kept
+    copy = copy_site(site, tmp_path / "copy")
+    assert html_pages(copy) == set(kept) and not (copy / "pkg/c").exists()
+    locs = [e.loc for e in parse_sitemap((copy / "sitemap.xml").read_bytes()).urls]
+    assert locs == [f"__BASE_URL__/{p}" for p in kept]
+    with pytest.raises(ValueError, match="need include"):
+        EvalSite(api_site, exclude=("pkg/c/*",))
+
+
 def test_prepare_copy_removes_links_inside_the_subset_only(api_site, tmp_path):
     site = EvalSite(api_site, ("pkg/a/*.html", "pkg/b/*.html"), start="pkg/a/A.html")
     removed, pages, still_linked = harness.prepare_copy(site, tmp_path / "copy", 1.0, 0)
@@ -162,3 +181,34 @@ def test_the_harness_ranks_ten_suggestions_per_source_and_the_product_five():
     assert (EVAL_SCORING.max_per_source, ScoringConfig().max_per_source) == (10, 5)
     product = linkpipe_rankings(candidates, facts, ScoringConfig())
     assert [t for t, _ in product["/s"]] == targets[:5]
+
+
+@pytest.mark.skipif(not IKIWIKI.is_dir(), reason="the ikiwiki package is not installed")
+def test_the_wiki_copy_keeps_its_pages_lists_them_and_links_content_only(tmp_path):
+    site = DEBIAN_SITES["ikiwiki"].site
+    copy = copy_site(site, tmp_path / "wiki")
+    pages = html_pages(copy)
+    assert pages == set(kept_files(site)) and 400 <= len(pages) <= 800
+    assert {"index.html", "plugins.html", "plugins/toc.html", "tips/nginx.html",
+            "ikiwiki/directive/toc.html", "news/openid.html"} <= pages  # fmt: skip
+    left_out = {"sitemap.html", "recentchanges.html", "test_page_space_allowed.html",
+                "plugins/brokenlinks.html", "examples/blog/posts/first_post.html"}  # fmt: skip
+    assert not left_out & pages and not any(p.startswith("examples/") for p in pages)
+    assert (IKIWIKI / "examples/blog/posts/first_post.html").is_file()  # in the package
+    locs = [e.loc for e in parse_sitemap((copy / "sitemap.xml").read_bytes()).urls]
+    assert locs == [f"__BASE_URL__/{quote(p, safe='/:')}" for p in sorted(pages)]  # as the pages link them
+    pairs = content_link_pairs(copy, pages)
+    # the page text links the plugin to its directive; parent links (header) and backlinks
+    # (footer) are not content: DreamHost's page links only outside the wiki in its text
+    assert ("plugins/toc.html", "ikiwiki/directive/toc.html") in pairs
+    assert ("plugins/toc.html", "tips/html5.html") not in pairs  # a backlink in the footer
+    dreamhost = (copy / "tips/DreamHost.html").read_text(encoding="utf-8")
+    assert 'href="../tips.html"' in dreamhost and 'href="../install.html"' in dreamhost
+    assert not any(source == "tips/DreamHost.html" for source, _ in pairs)
+    assert all(s in pages and t in pages and s != t for s, t in pairs)
+    colon = "tips/JavaScript_to_add_index.html_to_file:_links.html"
+    with (
+        serve_site(copy) as served,
+        urllib.request.urlopen(f"{served.base_url}/{quote(colon)}", timeout=5) as response,
+    ):
+        assert response.status == 200 and b"<title>" in response.read()
