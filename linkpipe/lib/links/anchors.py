@@ -159,6 +159,9 @@ class TargetProfile:
         self.lengths = sorted({len(k) for k in self.keys}, reverse=True)
 
 
+WINDOW_KINDS = frozenset({"phrase", "semantic"})  # choices found in the text, not names
+
+
 @dataclass(frozen=True, slots=True)
 class AnchorChoice:
     """One placement: ``text[start:end]`` is the anchor, ``sentence`` the sentence it is in
@@ -170,7 +173,7 @@ class AnchorChoice:
     sentence: str
     sentence_start: int
     paragraph_idx: int
-    source_kind: str  # title | h1 | known_anchor | slug | phrase
+    source_kind: str  # title | h1 | known_anchor | slug | phrase | semantic
     quality: float
 
 
@@ -331,8 +334,11 @@ def place_anchor(
 
 class AnchorLedger:
     """The anchors placed so far on a site, so that anchors vary and never collide: one anchor
-    text links one target per source, a target gets the same anchor text a limited number of
-    times, and anchors on one source never overlap."""
+    text links one target per source, a target gets the same phrase found for it (a window,
+    see :data:`WINDOW_KINDS`) a limited number of times, and anchors on one source never
+    overlap. A name of the target (title, H1, an anchor the site uses for it) is not limited:
+    it is how the site names the page, and giving way to a weaker phrase of the source would
+    put the link on words that do not describe the target."""
 
     def __init__(self, max_same_anchor_per_target: int) -> None:
         self.max_same_anchor_per_target = max_same_anchor_per_target
@@ -346,15 +352,16 @@ class AnchorLedger:
     def pick(
         self, source: str, target: str, choices: Sequence[AnchorChoice]
     ) -> AnchorChoice | None:
-        """The first of ``choices`` not used for another target on the source, not overused for
-        this target, and not overlapping an anchor already placed on the source; None if none.
-        The choice returned counts as placed."""
+        """The first of ``choices`` not used for another target on the source, not a window
+        overused for this target, and not overlapping an anchor already placed on the source;
+        None if none. The choice returned counts as placed."""
         used_here, spans = self.used_anchor[source], self.used_spans[source]
         for choice in choices:
             key = choice.anchor_text.lower()
             if used_here.get(key, target) != target:
                 continue
-            if self.anchor_uses[(target, key)] >= self.max_same_anchor_per_target:
+            overused = self.anchor_uses[(target, key)] >= self.max_same_anchor_per_target
+            if overused and choice.source_kind in WINDOW_KINDS:
                 continue
             if any(choice.start < e and s < choice.end for s, e in spans):
                 continue

@@ -16,10 +16,9 @@ import bisect
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from linkpipe.lib.links.anchors import AnchorChoice, SourceText
+from linkpipe.lib.links.anchors import WINDOW_KINDS, AnchorChoice, SourceText
 
 PART_WORDS = 5_000  # tokens of a part of a long source
-WINDOW_KINDS = frozenset({"phrase", "semantic"})  # choices that are not exact names
 
 
 def is_long(src: SourceText) -> bool:

@@ -1,5 +1,7 @@
 """Filters, priority components, caps, anchor rules and reasons of opportunity scoring."""
 
+from dataclasses import replace
+
 import pytest
 
 from linkpipe.lib.links.anchors import AnchorChoice
@@ -143,6 +145,21 @@ def test_same_anchor_never_for_two_targets_and_varied_per_target():
     second = next(r for r in rows if r.source_url == "/c")
     assert second.placement == "needs_new_sentence" and second.anchor_text is None
     assert "no sentence fits yet" in second.reason
+
+
+def test_a_name_of_the_target_is_not_given_up_for_a_weaker_phrase_when_used_often():
+    # the site calls the page "goodstuff" everywhere: every source keeps the name, never the
+    # unrelated phrase behind it; a window found for the target stays limited (test above)
+    name = AnchorChoice("goodstuff", 10, 19, "Included in goodstuff: yes.", 0, 27, "known_anchor", 1.0)
+    weak = alt("pages in the wiki", 40)
+    rows, _ = score_opportunities(
+        [replace(cand(src, "/b"), anchors=(name, weak)) for src in ("/a", "/c", "/g")],
+        FACTS,
+        config=ScoringConfig(max_same_anchor_per_target=1),
+    )
+    assert sorted((r.source_url, r.anchor_text) for r in rows) == [
+        ("/a", "goodstuff"), ("/c", "goodstuff"), ("/g", "goodstuff")
+    ]
 
 
 def test_cannibalisation_reported_not_suggested():
