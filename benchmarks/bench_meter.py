@@ -8,13 +8,20 @@ thread's own CPU is subtracted. Peak memory: the process's exact high-water mark
 each stage start through /proc/self/clear_refs), and the peak of the proportional set size
 (PSS, shared pages split between the processes that map them: a forkserver and its workers are
 not counted twice) of self + live descendants, sampled every 0.2 s.
+
+:func:`served_apart` serves a site from a child process that the meter leaves out: a site
+served from a thread of the measuring process would count the server's CPU as the crawler's.
 """
 
 from __future__ import annotations
 
 import resource
+import subprocess
+import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,10 +76,40 @@ def _rusage_cpu() -> tuple[float, float]:
     return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
 
 
+IGNORED_PIDS: set[int] = set()  # descendants that are not the product (a site's server)
+
+_SERVE = (
+    "import sys; from pathlib import Path; from linkpipe.lib.static_site import start_site; "
+    "site = start_site(Path(sys.argv[1])); print(site.base_url, flush=True); sys.stdin.read()"
+)
+
+
+@contextmanager
+def served_apart(root: Path) -> Iterator[str]:
+    """Serve ``root`` on 127.0.0.1 from a child process the meter ignores; yields the base URL."""
+    server = subprocess.Popen(
+        [sys.executable, "-c", _SERVE, str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    IGNORED_PIDS.add(server.pid)
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.kill()
+        server.wait()
+        IGNORED_PIDS.discard(server.pid)
+
+
+def _descendants() -> list[psutil.Process]:
+    """Live descendants of this process, without :data:`IGNORED_PIDS`."""
+    return [p for p in psutil.Process().children(recursive=True) if p.pid not in IGNORED_PIDS]
+
+
 def _live_children_cpu() -> float:
     """CPU seconds of this process's live descendants (with what they reaped themselves)."""
     total = 0.0
-    for child in psutil.Process().children(recursive=True):
+    for child in _descendants():
         try:
             t = child.cpu_times()
             total += t.user + t.system + t.children_user + t.children_system
@@ -99,7 +136,7 @@ class _Sampler(threading.Thread):
 
     def _tree_kib(self) -> int:
         total = _status_kib("self", "Pss", "smaps_rollup")
-        for child in psutil.Process().children(recursive=True):
+        for child in _descendants():
             total += _status_kib(child.pid, "Pss", "smaps_rollup")
         return total
 

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_meter import Meter, total
+from bench_meter import Meter, served_apart, total
 from bench_report import EDITED, FULL, UNCHANGED, growth_exponents, growth_table, run_table
 from bench_steps import RUNNERS
 from gen_large_site import edit_site, generate_site, read_meta
@@ -112,15 +112,13 @@ def bench_size(n_pages: int, modes: list[str], args: argparse.Namespace) -> list
     """Every mode on the site of ``n_pages`` (generated or reused); the site is restored after."""
     from gen_large_site import restore_site
 
-    from linkpipe.lib.static_site import serve_site
-
     root = args.workdir / f"site-{n_pages}-seed{args.seed}"
     site = prepare_site(root, n_pages, args.seed)
     runs = []
     try:
-        with serve_site(root) as served:
+        with served_apart(root) as base_url:
             for round_, mode in enumerate(modes, start=1):
-                run = bench_mode(root, served.base_url, n_pages, mode, round_, args)
+                run = bench_mode(root, base_url, n_pages, mode, round_, args)
                 runs.append(run | {"site": {k: site[k] for k in ("topics", "kinds", "megabytes")}})
     finally:
         backup = args.workdir / f"edit-backup-{n_pages}"
