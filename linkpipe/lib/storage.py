@@ -36,6 +36,7 @@ CRAWL_TABLES = frozenset(
         "page_link_metrics",
         "ann_indexes",
         "link_opportunities",
+        "opportunity_inputs",
         "cannibalisation_pairs",
         "scoring_weights",
         "topic_clusters",

@@ -221,6 +221,15 @@ CREATE TABLE IF NOT EXISTS candidate_inputs (
     digest VARCHAR NOT NULL
 );
 
+-- The digest of everything a crawl's link_opportunities, cannibalisation_pairs and
+-- scoring_weights were computed from (every shard's candidate_inputs digest, page facts,
+-- editors' decisions, scoring settings, code): a later crawl of the same digest copies those
+-- rows instead of scoring again (lib/stages/link_opportunities.py).
+CREATE TABLE IF NOT EXISTS opportunity_inputs (
+    crawl_id VARCHAR NOT NULL,
+    digest VARCHAR NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS link_opportunities (
     crawl_id VARCHAR NOT NULL,
     source_url VARCHAR NOT NULL,

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import duckdb
 
+from linkpipe.lib.hashing import DEFAULT_SHARDS, library_code_digest
 from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.scoring import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.run_config import scoring_config
 from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.storage import (
+    CopiedRows,
     PartitionRows,
     fetch_dicts,
     open_db,
@@ -50,24 +53,69 @@ def load_page_facts(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, 
     return facts
 
 
+def load_decisions(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], str]:
+    """Editors' decisions by (source, target)."""
+    rows = fetch_dicts(con, "read/select_decisions", [])
+    return {(r["source_url"], r["target_url"]): r["decision"] for r in rows}
+
+
+def opportunity_digest(
+    con: duckdb.DuckDBPyConnection,
+    crawl_id: str,
+    facts: dict[str, PageFacts],
+    decisions: dict[tuple[str, str], str],
+    config: ScoringConfig,
+) -> str | None:
+    """Digest of everything the crawl's opportunities are computed from: every shard's
+    ``candidate_inputs`` digest (which covers its candidate rows), the page facts, the
+    decisions, the scoring settings and the code of ``linkpipe.lib``; None when a shard has
+    no digest (its rows then cannot vouch for themselves)."""
+    shards = fetch_dicts(con, "read/select_crawl_candidate_inputs", [crawl_id])
+    if [r["shard"] for r in shards] != list(range(DEFAULT_SHARDS)):
+        return None
+    parts = [r["digest"] for r in shards] + [library_code_digest(), repr(config)]
+    parts += [repr(sorted(facts.items())), repr(sorted(decisions.items()))]
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+
+
+def copy_unchanged_opportunities(
+    con: duckdb.DuckDBPyConnection, crawl_id: str, digest: str
+) -> tuple[str, dict[str, int]] | None:
+    """The opportunity tables copied from the latest earlier crawl of the same ``digest``:
+    (that crawl, rows per table), None when there is none."""
+    found = fetch_dicts(con, "read/select_reusable_opportunities_crawl", [crawl_id, digest])
+    if not found:
+        return None
+    previous = found[0]["crawl_id"]
+    every = CopiedRows(previous, [previous], "crawl_id")  # all of the crawl's rows
+    tables = ("link_opportunities", "cannibalisation_pairs", "scoring_weights")
+    written = write_partition(
+        con, crawl_id, {"opportunity_inputs": [{"digest": digest}]},
+        copied={table: every for table in tables},
+    )  # fmt: skip
+    return previous, written
+
+
 def materialize_link_opportunities(
-    db_path: str | Path, crawl_id: str, config: ScoringConfig | None = None
+    db_path: str | Path, crawl_id: str, config: ScoringConfig | None = None, reuse: bool = True
 ) -> StageResult:
-    """Filter, score, cap and explain the crawl's candidates."""
-    with open_db(db_path) as con:
-        candidates = load_candidates(con, crawl_id)
-        facts = load_page_facts(con, crawl_id)
-        decisions = {
-            (r["source_url"], r["target_url"]): r["decision"]
-            for r in fetch_dicts(con, "read/select_decisions", [])
-        }
+    """Filter, score, cap and explain the crawl's candidates. With ``reuse``, a crawl whose
+    inputs are those of an earlier crawl (:func:`opportunity_digest`) copies its rows."""
     config = config or scoring_config(stored_config(db_path, crawl_id))
+    with open_db(db_path) as con:
+        facts = load_page_facts(con, crawl_id)
+        decisions = load_decisions(con)
+        digest = opportunity_digest(con, crawl_id, facts, decisions, config)
+        if reuse and digest and (copied := copy_unchanged_opportunities(con, crawl_id, digest)):
+            return StageResult(copied[1], [], {"copied_from": copied[0]})
+        candidates = load_candidates(con, crawl_id)
     scores = score_site(candidates, facts, decisions, config)
     rows = scores.opportunities
     tables: dict[str, PartitionRows] = {
         "link_opportunities": records(rows),
         "cannibalisation_pairs": records(scores.cannibalisation),
         "scoring_weights": [scores.weights.record()],
+        "opportunity_inputs": [{"digest": digest}] if digest else [],
     }
     with open_db(db_path) as con:
         written = write_partition(con, crawl_id, tables)
@@ -76,6 +124,7 @@ def materialize_link_opportunities(
         written,
         preview(records(best), ["source_url", "target_url", "anchor_text", "score"]),
         {
+            "copied_from": "",
             "in_sentence": sum(r.placement == "in_sentence" for r in rows),
             "confidence_at_least_0_5": sum(r.confidence >= 0.5 for r in rows),
             "pages_with_business_value": sum(f.business_value > 0 for f in facts.values()),

@@ -1,0 +1,61 @@
+"""A crawl whose opportunity inputs equal an earlier crawl's copies its scored rows, and the
+copy equals a recomputation; a new editor's decision is a new input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from linkpipe.defs.runner import run_graph
+from linkpipe.lib.stages.crawl_export import register_crawl
+from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
+from linkpipe.lib.static_site import serve_site
+
+DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
+TABLES = {
+    "link_opportunities": "source_url, target_url, rank, score, confidence, anchor_text, reason",
+    "cannibalisation_pairs": "url_a, url_b, semantic_sim, reason",
+    "scoring_weights": "*",
+}
+
+
+def _rows(db: Path, table: str, crawl_id: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(
+            f"SELECT {TABLES[table]} FROM {table} WHERE crawl_id = ? ORDER BY ALL", [crawl_id]
+        ).fetchall()
+    finally:
+        con.close()
+
+
+def _snapshot(db: Path, crawl_id: str) -> dict[str, list[tuple]]:
+    rows = {t: _rows(db, t, crawl_id) for t in TABLES}
+    rows["scoring_weights"] = [r[1:] for r in rows["scoring_weights"]]  # crawl_id first
+    return rows
+
+
+def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(tmp_path, fake_model):
+    db = tmp_path / "o.duckdb"
+    with serve_site(DEMO_SITE) as site:
+        for crawl_id in ("c1", "c2"):
+            register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": 300})
+            run_graph(db, crawl_id, fake_model, workers=1)
+    first, copied = _snapshot(db, "c1"), _snapshot(db, "c2")
+    assert first["link_opportunities"] and copied == first
+    assert materialize_link_opportunities(db, "c2").meta == {"copied_from": "c1"}
+    recomputed = materialize_link_opportunities(db, "c2", reuse=False)
+    assert recomputed.meta["copied_from"] == "" and _snapshot(db, "c2") == copied
+
+    source, target = copied["link_opportunities"][0][:2]
+    con = duckdb.connect(str(db))
+    con.execute(
+        "INSERT INTO link_decisions (source_url, target_url, decision) VALUES (?, ?, 'rejected')",
+        [source, target],
+    )
+    con.close()
+    again = materialize_link_opportunities(db, "c2")
+    assert again.meta["copied_from"] == ""  # the decision is new: scored again, without it
+    pairs = {row[:2] for row in _rows(db, "link_opportunities", "c2")}
+    assert (source, target) not in pairs and len(pairs) >= len(copied["link_opportunities"]) - 1
