@@ -154,9 +154,16 @@ def _row_batches(
     return columns, batches()
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what spreadsheets read as a formula
+
+
 def _csv_text(value: object) -> object:
+    """A CSV cell: text a spreadsheet would run as a formula (a crawled title such as
+    ``=HYPERLINK(...)``) gets a leading apostrophe, which Excel and LibreOffice show as text."""
     if value is None:
         return ""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
     return value.hex() if isinstance(value, bytes) else value
 
 
