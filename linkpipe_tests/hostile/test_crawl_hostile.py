@@ -316,3 +316,28 @@ def test_an_unusable_start_page_fails_in_one_line_and_keeps_the_stored_crawl(
     con.close()
     assert latest == [("kept",)]  # the failed crawl is listed as failed, never as latest
     assert runs == [("failed",)]
+
+
+def empty_pages(base: str) -> Callable[[str], Route | None]:
+    nav = '<nav><a href="/a">A</a> <a href="/b">B</a></nav>'
+    return {p: Route(page(f"Page {p}", nav)) for p in ("/", "/a", "/b")}.get
+
+
+def test_a_site_with_no_page_to_use_fails_in_one_line_with_the_reasons(
+    kept_db: Path, capsys
+) -> None:
+    with serve_routes(empty_pages) as base:
+        argv = ["run", base + "/", "--db", str(kept_db), "--max-pages", "5", "--model", "hashing-64"]
+        outcome = run_cli(capsys, argv)
+    last = outcome.err.strip().splitlines()[-1]
+    assert outcome.status == 1 and "Traceback" not in outcome.err
+    assert re.fullmatch(
+        r"linkpipe: error: ann_index failed: ValueError: crawl '.+' has no indexable page with "
+        r"text: 3 pages crawled \(thin 3\); see v_excluded_pages",
+        last,
+    ), last
+    con = duckdb.connect(str(kept_db), read_only=True)
+    latest = con.execute("SELECT crawl_id FROM v_latest_crawl").fetchall()
+    runs = con.execute("SELECT status FROM v_crawl_runs WHERE crawl_id <> 'kept'").fetchall()
+    con.close()
+    assert latest == [("kept",)] and runs == [("failed",)]

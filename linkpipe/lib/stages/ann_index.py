@@ -14,7 +14,7 @@ def materialize_ann_index(db_path: str | Path, crawl_id: str, model: str) -> Sta
     """Build the FAISS index over the crawl's embeddings and store it with its recall."""
     urls, matrix = load_crawl_vectors(db_path, crawl_id)
     if not urls:
-        raise ValueError(f"crawl {crawl_id!r} has no embeddings: no indexable page with text")
+        raise ValueError(f"crawl {crawl_id!r} has no indexable page with text: {_why(db_path, crawl_id)}")
     ann = build_index(matrix, urls)
     row = {
         "model_id": model,
@@ -39,6 +39,16 @@ def materialize_ann_index(db_path: str | Path, crawl_id: str, model: str) -> Sta
             "build_seconds": round(ann.build_seconds, 3),
         },
     )
+
+
+def _why(db_path: str | Path, crawl_id: str) -> str:
+    """The crawl's pages by indexability reason, for the error of a crawl with none to use."""
+    with open_db(db_path) as con:
+        reasons = fetch_dicts(con, "read/select_exclusion_reasons", [crawl_id])
+    if not reasons:
+        return "no HTML page was crawled"
+    counts = ", ".join(f"{r['reason']} {r['pages']}" for r in reasons)
+    return f"{sum(r['pages'] for r in reasons)} pages crawled ({counts}); see v_excluded_pages"
 
 
 def load_ann_index(db_path: str | Path, crawl_id: str) -> AnnIndex:
