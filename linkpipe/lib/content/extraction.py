@@ -2,11 +2,17 @@
 
 ``main_text`` joins the extracted blocks (headings, paragraphs, list items, quotes, table cells)
 with blank lines. Every offset stored anywhere in linkpipe indexes into this exact string.
+
+A line break (``<br>``) inside a block is one newline in ``main_text`` and always ends a
+sentence: lines such as an infobox's ("Plugin: rename<br/>Author: Joey<br/>...") are not one
+sentence, so no anchor (which stays inside its sentence) runs across them. Whitespace of the
+HTML source is never a newline: every other run of whitespace is one space.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import trafilatura
@@ -92,22 +98,29 @@ def _first_text(elem: etree._Element) -> str:
     return ""
 
 
-def _flatten(elem: etree._Element, out: list[str], links: list[tuple[str, int, int]]) -> None:
-    """Append the text of ``elem`` to ``out``, recording <ref> spans in ``links``."""
+def _flatten(
+    elem: etree._Element,
+    out: list[str],
+    links: list[tuple[str, int, int]],
+    breaks: list[int],
+) -> None:
+    """Append the text of ``elem`` to ``out``, recording <ref> spans in ``links`` and the
+    offset of each line break (<lb>, trafilatura's <br>) in ``breaks``."""
     if elem.text:
         out.append(elem.text)
     for child in elem:
         if child.tag == "ref":
             start = sum(len(s) for s in out)
-            _flatten(child, out, links)
+            _flatten(child, out, links, breaks)
             end = sum(len(s) for s in out)
             links.append((child.get("target") or "", start, end))
         elif child.tag == "lb":
+            breaks.append(sum(len(s) for s in out))
             out.append(" ")
         else:
             if child.tag in SEPARATED:
                 _gap(out, _first_text(child))
-            _flatten(child, out, links)
+            _flatten(child, out, links, breaks)
             if child.tag in SEPARATED:
                 _gap(out, child.tail)
         if child.tail:
@@ -115,17 +128,21 @@ def _flatten(elem: etree._Element, out: list[str], links: list[tuple[str, int, i
 
 
 def _normalise_space(
-    text: str, spans: list[tuple[str, int, int]]
+    text: str, spans: list[tuple[str, int, int]], breaks: Iterable[int] = ()
 ) -> tuple[str, list[tuple[str, int, int]]]:
-    """Collapse whitespace while remapping span offsets."""
+    """Collapse whitespace while remapping span offsets: each run of whitespace is one space,
+    or one newline when it holds a line break (``breaks``: offsets in ``text``)."""
+    at_break = set(breaks)
     mapping: list[int] = []
     chars: list[str] = []
     prev_space = True
-    for ch in text:
+    for i, ch in enumerate(text):
         if ch.isspace():
             if not prev_space:
                 chars.append(" ")
-            mapping.append(len(chars) - (0 if not prev_space else 0))
+            if i in at_break and chars:
+                chars[-1] = "\n"  # the run's one character (a leading run has none)
+            mapping.append(len(chars))
             prev_space = True
             continue
         mapping.append(len(chars))
@@ -137,9 +154,9 @@ def _normalise_space(
     new_spans: list[tuple[str, int, int]] = []
     for target, s, e in spans:
         ns, ne = mapping[s], min(mapping[e], len(stripped))
-        while ns < ne and stripped[ns] == " ":
+        while ns < ne and stripped[ns].isspace():
             ns += 1
-        while ne > ns and stripped[ne - 1] == " ":
+        while ne > ns and stripped[ne - 1].isspace():
             ne -= 1
         if ne > ns:
             new_spans.append((target, ns, ne))
@@ -147,7 +164,18 @@ def _normalise_space(
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of the sentences of one block of text."""
+    """(start, end) offsets of the sentences of one block of text; a newline (a line break of
+    the page, see :func:`_normalise_space`) always ends a sentence."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for line in text.split("\n"):
+        spans += [(offset + s, offset + e) for s, e in _line_sentences(line)]
+        offset += len(line) + 1
+    return spans
+
+
+def _line_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of one line of a block."""
     protected = text
     for abbr in ABBREVIATIONS:
         protected = protected.replace(abbr, abbr.replace(".", "\0"))
@@ -191,8 +219,9 @@ def extract_main_content(html: str, url: str = "", fast: bool = False) -> MainCo
             continue  # nested blocks are flattened into their outermost block
         raw: list[str] = []
         spans: list[tuple[str, int, int]] = []
-        _flatten(elem, raw, spans)
-        text, spans = _normalise_space("".join(raw), spans)
+        breaks: list[int] = []
+        _flatten(elem, raw, spans, breaks)
+        text, spans = _normalise_space("".join(raw), spans, breaks)
         if not text:
             continue
         if parts:

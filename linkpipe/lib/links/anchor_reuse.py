@@ -7,6 +7,9 @@ phrase checks). The placements of a pair are a function of:
 * the target's profile (phrases and terms, see ``SiteContext.profile``) and vector; semantic
   placement reads which terms a target has, lexical placement also their TF-IDF weights, so
   only a lexical key holds the weights (a few edits move every weight of the site a little);
+* the site's ubiquitous words (see :data:`~linkpipe.lib.links.anchors.UBIQUITOUS_DOC_SHARE`):
+  a window of only such words is not placed, so their digest is part of every target's key
+  (the set changes only when a word crosses half of the site's pages);
 * the embedding model, whether placement is semantic or lexical, and the placing code.
 
 Their digest is the pair's *anchor key*, stored with each ``candidate_pairs`` row. A source of
@@ -19,7 +22,7 @@ a source's candidate neighbourhood may change freely: reuse changes cost, never 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from functools import cache
 from importlib import resources
 
@@ -51,14 +54,24 @@ def source_key(src: SourceText) -> str:
     return digest.hexdigest()
 
 
-def target_key(profile: TargetProfile, vector_bytes: bytes, weighted: bool = True) -> str:
+def stems_digest(stems: Set[str]) -> str:
+    """Digest of a set of stems (the site's ubiquitous words), whatever their order."""
+    return hashlib.sha1("\n".join(sorted(stems)).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def target_key(
+    profile: TargetProfile, vector_bytes: bytes, weighted: bool = True, site_words: str = ""
+) -> str:
     """Digest of what a target contributes to its placements. Semantic placement reads only
     which terms a target has, not their weights (``weighted=False``): a small edit elsewhere
-    moves every TF-IDF weight a little, and would otherwise change every key of the site."""
+    moves every TF-IDF weight a little, and would otherwise change every key of the site.
+    ``site_words``: the :func:`stems_digest` of the site's ubiquitous stems, which decide
+    which windows may be placed for any target."""
     terms = sorted(profile.terms.items()) if weighted else sorted(profile.terms)
     single = sorted(profile.single_words)
     digest = hashlib.sha1(repr((profile.url, profile.phrases, terms, single)).encode())
     digest.update(vector_bytes)
+    digest.update(f"|ubiquitous:{site_words}".encode())
     return digest.hexdigest()
 
 

@@ -7,7 +7,9 @@ sentence that shares the most weighted terms with the target is chosen. Every an
 well-formed phrase of its sentence (see :mod:`linkpipe.lib.text.phrases`): a window that is not
 gives way to the next best one, in the same sentence or the next; an exact mention that is not
 grows to the smallest well-formed phrase around it (and stays as it is when none fits). Below a quality floor there is no anchor
-and the opportunity says it needs a new sentence. Across a site's
+and the opportunity says it needs a new sentence. A window is never made only of words the
+whole site uses (see :data:`UBIQUITOUS_DOC_SHARE`): it gives way to the next, like a generic
+one; names of the target are exempt. Across a site's
 opportunities, :class:`AnchorLedger` keeps anchors varied and non-overlapping.
 """
 
@@ -161,6 +163,17 @@ class TargetProfile:
 
 WINDOW_KINDS = frozenset({"phrase", "semantic"})  # choices found in the text, not names
 
+# A word used by at least this share of a site's pages is *ubiquitous*: it names the site or
+# its medium ("ikiwiki", "wiki", "page", "plugin" on ikiwiki's wiki), not one page, so a window
+# made only of such words ("ikiwiki plugins", "pages in the wiki") says nothing about the
+# target it would link, and an editor rejects it. Half is where TF-IDF already stops weighing
+# a term (:data:`linkpipe.lib.text.tfidf.MAX_DOC_SHARE`): such a word never tells one page
+# from another. A window is not placed when every content word of it is ubiquitous; an exact
+# name of the target (title, H1, known anchor, slug) is exempt: it is how the site names it.
+UBIQUITOUS_DOC_SHARE = 0.5
+# Under this many pages the rule is off: on a handful of pages every word is in half of them.
+UBIQUITOUS_MIN_PAGES = 10
+
 
 @dataclass(frozen=True, slots=True)
 class AnchorChoice:
@@ -273,10 +286,22 @@ def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]
     return found
 
 
+def only_ubiquitous(src: SourceText, lo: int, hi: int, ubiquitous: frozenset[str]) -> bool:
+    """Whether every content word (no stopword) of tokens ``lo:hi`` is one of the site's
+    ``ubiquitous`` stems (see :data:`UBIQUITOUS_DOC_SHARE`)."""
+    content = [s for s in src.stems[lo:hi] if s not in STOP_STEMS]
+    return bool(ubiquitous) and bool(content) and all(s in ubiquitous for s in content)
+
+
 def best_windows(
-    src: SourceText, target: TargetProfile, max_words: int = 6, limit: int = 3
+    src: SourceText,
+    target: TargetProfile,
+    max_words: int = 6,
+    limit: int = 3,
+    ubiquitous: frozenset[str] = frozenset(),
 ) -> list[AnchorChoice]:
-    """The best 2-``max_words`` word windows by the target's term weights, best first."""
+    """The best 2-``max_words`` word windows by the target's term weights, best first; never
+    one of only ``ubiquitous`` words (see :data:`UBIQUITOUS_DOC_SHARE`)."""
     stems = [t[0] for t in src.tokens]
     scored: list[tuple[float, AnchorChoice]] = []
     for sent in sentence_token_ranges(src):
@@ -305,6 +330,7 @@ def best_windows(
                 if (
                     not overlaps_link(src, choice.start, choice.end)
                     and not is_generic_anchor(choice.anchor_text)
+                    and not only_ubiquitous(src, i, j, ubiquitous)
                     and src.well_formed(choice.start, choice.end, sent[1], sent[2])
                 ):
                     scored.append((score, choice))
@@ -319,12 +345,18 @@ def best_windows(
 
 
 def place_anchor(
-    src: SourceText, target: TargetProfile, min_quality: float = 0.45, limit: int = 3
+    src: SourceText,
+    target: TargetProfile,
+    min_quality: float = 0.45,
+    limit: int = 3,
+    ubiquitous: frozenset[str] = frozenset(),
 ) -> list[AnchorChoice]:
-    """Anchor choices for one (source, target) pair, best first; empty when none fits."""
+    """Anchor choices for one (source, target) pair, best first; empty when none fits
+    (``ubiquitous``: the site's ubiquitous stems, see :func:`best_windows`)."""
     exact = exact_mentions(src, target)
     exact.sort(key=lambda c: (-c.quality, -(c.end - c.start), c.start))
-    windows = [w for w in best_windows(src, target, limit=limit) if w.quality >= min_quality]
+    found = best_windows(src, target, limit=limit, ubiquitous=ubiquitous)
+    windows = [w for w in found if w.quality >= min_quality]
     out: list[AnchorChoice] = []
     for choice in exact + windows:
         if all(choice.end <= c.start or choice.start >= c.end for c in out):

@@ -12,6 +12,8 @@ from linkpipe.lib.links import anchor_reuse
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import (
     STOP_STEMS,
+    UBIQUITOUS_DOC_SHARE,
+    UBIQUITOUS_MIN_PAGES,
     AnchorChoice,
     SourceText,
     TargetProfile,
@@ -46,7 +48,9 @@ PROFILE_TERMS = 40  # weighted terms of a target profile
 class SiteContext:
     """Site-level inputs shared by every shard: pages, vectors, existing links and the site
     models (TF-IDF, lexical index, name dictionary). Without ``prebuilt`` models they are built
-    here from the pages' main texts (small sites, tests); shards read the stored ones."""
+    here from the pages' main texts (small sites, tests); shards read the stored ones.
+    ``ubiquitous``: the stems at least half of the site's pages use (see
+    :data:`~linkpipe.lib.links.anchors.UBIQUITOUS_DOC_SHARE`), found once per site."""
 
     pages: list[SitePage]
     vectors: np.ndarray
@@ -61,6 +65,10 @@ class SiteContext:
             self.pages, self.pages, self.content_links, self.known_anchors
         )
         self.mentions = self.models.mentions
+        self.ubiquitous = self.models.tfidf.stems_in_share(
+            UBIQUITOUS_DOC_SHARE, UBIQUITOUS_MIN_PAGES
+        )
+        self.ubiquitous_digest = anchor_reuse.stems_digest(self.ubiquitous)
         self.linked_from: dict[str, set[str]] = defaultdict(set)  # target -> sources (content)
         for src, targets in self.content_links.items():
             for t in targets:
@@ -93,10 +101,12 @@ class SiteContext:
         return self._profiles[url]
 
     def target_key(self, url: str, weighted: bool = True) -> str:
-        """Digest of the target's profile and vector (see :mod:`anchor_reuse`; cached)."""
+        """Digest of the target's profile and vector and of the site's ubiquitous stems (see
+        :mod:`anchor_reuse`; cached)."""
         if (url, weighted) not in self._target_keys:
             vector = self.vectors[self.row_of[url]].tobytes()
-            key = anchor_reuse.target_key(self.profile(url), vector, weighted)
+            profile = self.profile(url)
+            key = anchor_reuse.target_key(profile, vector, weighted, self.ubiquitous_digest)
             self._target_keys[(url, weighted)] = key
         return self._target_keys[(url, weighted)]
 
@@ -123,9 +133,11 @@ def _place(
         return []
     profile = site.profile(target)
     if vecs is None:
-        return place_anchor(src, profile)
+        return place_anchor(src, profile, ubiquitous=site.ubiquitous)
     target_vec = site.vectors[site.row_of[target]]
-    return place_anchor_semantic(src, vecs, profile, target_vec, sims=sims)
+    return place_anchor_semantic(
+        src, vecs, profile, target_vec, sims=sims, ubiquitous=site.ubiquitous
+    )
 
 
 def window_sims(

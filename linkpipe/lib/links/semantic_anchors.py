@@ -7,8 +7,9 @@ optimization". Every content word of a source gets a vector from the same model 
 of its word vectors, blended with the mean of its sentence; the window closest to the target's
 page vector wins, with a small bonus for words the target's own text uses. Only well-formed
 phrases are placed (see :mod:`linkpipe.lib.text.phrases`): a window that is not gives way to the
-next best, in its sentence or another. Exact mentions of the target's title or known anchors
-still come first.
+next best, in its sentence or another, and so does a window made only of words the whole site
+uses (:data:`~linkpipe.lib.links.anchors.UBIQUITOUS_DOC_SHARE`). Exact mentions of the target's
+title or known anchors still come first.
 
 Cost: a source's words are embedded once (cached) and its windows' vectors are computed once,
 in batch with numpy; a (source, target) pair is one matrix-vector product over the windows and
@@ -28,6 +29,7 @@ from linkpipe.lib.links.anchors import (
     SourceText,
     TargetProfile,
     exact_mentions,
+    only_ubiquitous,
     sentence_token_ranges,
 )
 from linkpipe.lib.text.lexical import is_generic_anchor
@@ -56,6 +58,7 @@ class WindowVectors:
         self.first = np.array([w[0] for w in self.windows], dtype=np.int64)
         self.last = np.array([w[1] for w in self.windows], dtype=np.int64)
         self.generic: dict[int, bool] = {}  # window -> its words are generic, once looked at
+        self.common: dict[int, bool] = {}  # window -> only the site's ubiquitous words, once
         self.formed: dict[int, bool] = {}  # window -> it is a well-formed phrase, once parsed
 
 
@@ -212,9 +215,11 @@ def semantic_windows(
     target_vec: np.ndarray,
     limit: int = 3,
     sims: np.ndarray | None = None,
+    ubiquitous: frozenset[str] = frozenset(),
 ) -> list[AnchorChoice]:
     """The best windows for ``target``, at most one per sentence, best first (windows of
-    generic words never). ``sims``: the windows' cosines with the target when the caller
+    generic words never, nor of only the site's ``ubiquitous`` stems: the same set for every
+    call on ``vecs``). ``sims``: the windows' cosines with the target when the caller
     computed them for many targets at once (one matrix product per source)."""
     if not vecs.windows:
         return []
@@ -231,6 +236,10 @@ def semantic_windows(
         if idx not in vecs.generic:
             vecs.generic[idx] = is_generic_anchor(src.text[start:end])
         if vecs.generic[idx]:
+            continue
+        if idx not in vecs.common:
+            vecs.common[idx] = only_ubiquitous(src, i, j, ubiquitous)
+        if vecs.common[idx]:
             continue
         if idx not in vecs.formed:
             vecs.formed[idx] = src.well_formed(start, end, s, e)
@@ -257,11 +266,13 @@ def place_anchor_semantic(
     min_quality: float = 0.25,
     limit: int = 3,
     sims: np.ndarray | None = None,
+    ubiquitous: frozenset[str] = frozenset(),
 ) -> list[AnchorChoice]:
-    """Exact mentions first, then semantic windows; best first, non-overlapping."""
+    """Exact mentions first, then semantic windows (never of only ``ubiquitous`` stems);
+    best first, non-overlapping."""
     exact = exact_mentions(src, target)
     exact.sort(key=lambda c: (-c.quality, -(c.end - c.start), c.start))
-    semantic = semantic_windows(src, vecs, target, target_vec, sims=sims)
+    semantic = semantic_windows(src, vecs, target, target_vec, sims=sims, ubiquitous=ubiquitous)
     windows = [w for w in semantic if w.quality >= min_quality]
     out: list[AnchorChoice] = []
     for choice in exact + windows:

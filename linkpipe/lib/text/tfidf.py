@@ -1,5 +1,6 @@
 """The site's TF-IDF model: vocabulary with document frequency and IDF, one L2-normalised row
-per page (sublinear term frequency, terms in more than half of the pages dropped).
+per page (sublinear term frequency, terms in more than half of the pages dropped from the rows;
+their document frequency is kept, see :meth:`TfidfModel.stems_in_share`).
 
 It is fitted once per crawl (the ``site_models`` asset) and read back by every candidate shard,
 which never refits it: :func:`model_frames` and :func:`model_from_frames` are the one mapping
@@ -36,13 +37,16 @@ def _given(document: list[str]) -> list[str]:
 
 @dataclass
 class TfidfModel:
-    """Vocabulary (term id -> stem), document frequency and IDF per term, and the page rows."""
+    """Vocabulary (term id -> stem), document frequency and IDF per term, and the page rows;
+    ``common``: the stems left out of the rows (in more than :data:`MAX_DOC_SHARE` of the
+    pages) with their document frequency."""
 
     urls: list[str]
     terms: NDArray[np.object_]
     doc_freq: NDArray[np.int64]
     idf: NDArray[np.float64]
     matrix: sparse.csr_matrix  # pages x terms, rows of unit length
+    common: dict[str, int] = field(default_factory=dict)
     row_of: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -61,6 +65,16 @@ class TfidfModel:
             return {}
         top = vals[order[0]]
         return {str(self.terms[cols[i]]): float(vals[i] / top) for i in order}
+
+    def stems_in_share(self, share: float, min_pages: int = 1) -> frozenset[str]:
+        """The stems used by at least ``share`` of the pages, weighed or not; none on a site
+        of fewer than ``min_pages`` pages."""
+        pages = len(self.urls)
+        if pages < max(1, min_pages):
+            return frozenset()
+        floor = share * pages
+        found = {str(t) for t, df in zip(self.terms, self.doc_freq, strict=True) if df >= floor}
+        return frozenset(found | {t for t, df in self.common.items() if df >= floor})
 
 
 def fit_model(documents: Iterable[tuple[str, list[str]]]) -> TfidfModel:
@@ -84,12 +98,14 @@ def fit_model(documents: Iterable[tuple[str, list[str]]]) -> TfidfModel:
     keep = doc_freq <= MAX_DOC_SHARE * n_docs
     if not keep.any():
         keep[:] = True
-    terms = counter.get_feature_names_out()[keep]
+    vocabulary = counter.get_feature_names_out()
+    common = {str(vocabulary[i]): int(doc_freq[i]) for i in np.flatnonzero(~keep)}
     counts = counts[:, np.flatnonzero(keep)]
     transformer = TfidfTransformer(sublinear_tf=True)
     matrix = transformer.fit_transform(counts).tocsr()
     idf = np.asarray(transformer.idf_, dtype=np.float64)
-    return TfidfModel(urls, terms.astype(object), doc_freq[keep], idf, matrix)
+    terms = vocabulary[keep].astype(object)
+    return TfidfModel(urls, terms, doc_freq[keep], idf, matrix, common)
 
 
 def _empty_model(urls: Sequence[str]) -> TfidfModel:
@@ -111,13 +127,16 @@ def pair_cosines(matrix: sparse.csr_matrix, pairs: Iterable[tuple[int, int]]) ->
 
 def model_frames(model: TfidfModel) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(``site_terms`` rows: term id, stem, document frequency, IDF; ``site_page_terms`` rows:
-    one per page, its term ids and weights by weight, highest first)."""
+    one per page, its term ids and weights by weight, highest first). The stems left out of
+    the rows (``common``) follow the weighed terms, in stem order, with no IDF (NULL)."""
+    common = sorted(model.common)
+    doc_freq = np.concatenate([model.doc_freq, [model.common[t] for t in common]])
     terms = pl.DataFrame(
         {
-            "term_id": np.arange(len(model.terms), dtype=np.int32),
-            "term": pl.Series([str(t) for t in model.terms], dtype=pl.String),
-            "doc_freq": model.doc_freq.astype(np.int32),
-            "idf": model.idf,
+            "term_id": np.arange(len(model.terms) + len(common), dtype=np.int32),
+            "term": pl.Series([str(t) for t in model.terms] + common, dtype=pl.String),
+            "doc_freq": doc_freq.astype(np.int32),
+            "idf": pl.Series([*model.idf.tolist(), *[None] * len(common)], dtype=pl.Float64),
         }
     )
     m = model.matrix
@@ -140,6 +159,9 @@ def model_frames(model: TfidfModel) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def model_from_frames(terms: pl.DataFrame, rows: pl.DataFrame) -> TfidfModel:
     """The model written by :func:`model_frames` (``terms`` ordered by term id)."""
+    left_out = terms.filter(pl.col("idf").is_null())
+    common = dict(zip(left_out["term"].to_list(), left_out["doc_freq"].to_list(), strict=True))
+    terms = terms.filter(pl.col("idf").is_not_null())
     lengths = rows["term_ids"].list.len().to_numpy().astype(np.int64)
     indptr = np.concatenate([[0], np.cumsum(lengths)])
     indices = rows["term_ids"].explode().drop_nulls().to_numpy().astype(np.int32)
@@ -152,4 +174,5 @@ def model_from_frames(terms: pl.DataFrame, rows: pl.DataFrame) -> TfidfModel:
         terms["doc_freq"].to_numpy().astype(np.int64),
         terms["idf"].to_numpy().astype(np.float64),
         matrix,
+        {str(t): int(df) for t, df in common.items()},
     )

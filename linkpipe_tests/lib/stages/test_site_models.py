@@ -52,11 +52,17 @@ def test_site_models_are_stored_once_per_crawl(demo_db) -> None:
         "WHERE crawl_id = ? AND name_key = 'xml sitemap' AND target_url LIKE '%/glossary/%'",
         CRAWL,
     ) == [("XML Sitemap", "title", 8, 4, True)]
-    # the vocabulary has what the pages say, with document frequencies of at most half the site
-    [(terms, max_df)] = _rows(
-        demo_db, "SELECT count(*), max(doc_freq) FROM site_terms WHERE crawl_id = ?", CRAWL
+    # the vocabulary has what the pages say, with document frequencies of at most half the site;
+    # the stems of more than half of the pages follow without IDF (not weighed, df kept)
+    [(terms, max_df, common, min_common_df)] = _rows(
+        demo_db,
+        "SELECT count(*) FILTER (idf IS NOT NULL), max(doc_freq) FILTER (idf IS NOT NULL), "
+        "count(*) FILTER (idf IS NULL), min(doc_freq) FILTER (idf IS NULL) "
+        "FROM site_terms WHERE crawl_id = ?",
+        CRAWL,
     )
     assert terms == result.meta["n_terms"] > 100 and max_df <= pages[0] / 2
+    assert common > 0 and min_common_df > pages[0] / 2
     # a re-run replaces the partition, never duplicates it
     again = materialize_site_models(demo_db, CRAWL)
     assert again.rows == result.rows

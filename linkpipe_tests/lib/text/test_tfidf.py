@@ -76,3 +76,21 @@ def test_round_trip_through_tables_is_exact() -> None:
         assert again.top_terms(row, 40) == model.top_terms(row, 40)
     pairs = [(0, 1), (3, 9)]
     assert np.array_equal(pair_cosines(again.matrix, pairs), pair_cosines(model.matrix, pairs))
+
+
+def test_stems_of_more_than_half_the_pages_keep_their_document_frequency() -> None:
+    model = _fit(PAGES)
+    # "layer" (3 of 4 pages) is left out of the rows but its document frequency is kept
+    assert model.common == {"layer": 3}
+    assert "layer" not in model.terms
+    # at least half of the pages: "layer" (3) and "mask" (2, weighed); "brush" (1) is not
+    assert model.stems_in_share(0.5) == frozenset({"layer", "mask"})
+    assert model.stems_in_share(0.75) == frozenset({"layer"})
+    assert model.stems_in_share(0.5, min_pages=5) == frozenset()  # too few pages to tell
+    terms, rows = model_frames(model)
+    # the left-out stems follow the weighed terms, with no IDF
+    assert terms.filter(terms["idf"].is_null()).rows() == [(len(model.terms), "layer", 3, None)]
+    again = model_from_frames(terms, rows)
+    assert again.common == {"layer": 3} and list(again.terms) == list(model.terms)
+    assert again.matrix.shape == model.matrix.shape
+    assert again.stems_in_share(0.5) == model.stems_in_share(0.5)
