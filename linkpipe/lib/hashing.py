@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from importlib import resources
+from importlib import metadata, util
+from pathlib import Path
 
 DEFAULT_SHARDS = 4
 
@@ -37,16 +38,22 @@ def sampled(url: str, probability: float) -> bool:
 def library_code_digest() -> str:
     """sha1 of every Python file of ``linkpipe.lib`` (read once per process): a stored result
     keyed by it is recomputed after any change of the code that made it."""
-    root = resources.files("linkpipe.lib")
+    return code_digest(("linkpipe.lib",))
+
+
+@functools.cache
+def code_digest(modules: tuple[str, ...], distributions: tuple[str, ...] = ()) -> str:
+    """sha1 of the Python files of the ``modules`` (a package: every file under it) and of the
+    installed versions of the ``distributions`` (read once per process)."""
     digest = hashlib.sha1()
-    stack = [root]
-    files = []
-    while stack:
-        for entry in stack.pop().iterdir():
-            if entry.is_dir():
-                stack.append(entry)
-            elif entry.name.endswith(".py"):
-                files.append(entry)
-    for entry in sorted(files, key=str):
-        digest.update(str(entry).rsplit("linkpipe", 1)[-1].encode() + entry.read_bytes())
+    for name in modules:
+        spec = util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise ValueError(f"no module {name!r} to digest")
+        folders = spec.submodule_search_locations
+        files = sorted(p for f in folders for p in Path(f).rglob("*.py")) if folders else []
+        for path in files or [Path(spec.origin)]:
+            digest.update(path.as_posix().rsplit("linkpipe", 1)[-1].encode() + path.read_bytes())
+    for name in distributions:
+        digest.update(f"|{name}=={metadata.version(name)}".encode())
     return digest.hexdigest()

@@ -98,8 +98,12 @@ CREATE TABLE IF NOT EXISTS page_summaries (
     summary VARCHAR,           -- compact identity text that gets embedded
     summary_hash VARCHAR,      -- sha1(summary): the embedding cache key with the model id
     word_count INTEGER,
-    extraction_error VARCHAR
+    extraction_error VARCHAR,
+    extractor VARCHAR          -- digest of the extraction code and libraries that made the row
 );
+-- Files written before the extractor digest: the column is added at the end, as above; their
+-- rows have none and are extracted again once.
+ALTER TABLE page_summaries ADD COLUMN IF NOT EXISTS extractor VARCHAR;
 
 CREATE TABLE IF NOT EXISTS page_sentences (
     crawl_id VARCHAR NOT NULL,

@@ -7,9 +7,11 @@ HTML, its crawled title, H1 and meta description, and of the site's title affixe
 the cleaned title, so the reuse key is:
 
     url, content_hash (sha1 of the stored HTML), whether HTML is stored, crawled title, H1,
-    meta description, and clean_title(crawled title, this crawl's site_title_affixes)
+    meta description, clean_title(crawled title, this crawl's site_title_affixes), and the
+    extractor (:func:`extractor_digest`: the extraction code and the versions of trafilatura,
+    lxml and jusText)
 
-(the last compared with the previous row's stored ``title``). With the key equal, recomputing
+(the clean title compared with the previous row's stored ``title``). With the key equal, recomputing
 gives byte-identical rows of all three tables, so reuse changes cost, never results.
 """
 
@@ -30,7 +32,7 @@ from linkpipe.lib.content.summaries import (
     site_title_affixes,
     slug_words,
 )
-from linkpipe.lib.hashing import text_hash
+from linkpipe.lib.hashing import code_digest, text_hash
 from linkpipe.lib.stages.common import StageResult, decompress_html, preview
 from linkpipe.lib.storage import CopiedRows, fetch_dicts, open_db, write_partition
 from linkpipe.lib.urls import normalize_url
@@ -49,6 +51,7 @@ class SummaryRow(TypedDict):
     summary_hash: str  # text_hash(summary): with the model id, the embedding cache key
     word_count: int
     extraction_error: str | None
+    extractor: str  # extractor_digest() of the code that made the row
 
 
 class SentenceRow(TypedDict):
@@ -132,13 +135,19 @@ def materialize_page_summaries(db_path: str | Path, crawl_id: str, shard: int) -
     )
 
 
+def extractor_digest() -> str:
+    """Digest of what a page's rows are extracted with: ``linkpipe.lib.content``, this stage,
+    URL normalisation, and the installed trafilatura, lxml and jusText."""
+    modules = ("linkpipe.lib.content", "linkpipe.lib.stages.page_summaries", "linkpipe.lib.urls")
+    return code_digest(modules, ("trafilatura", "lxml", "justext"))
+
+
 def plan_reuse(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) -> ReusePlan:
     """Which pages of the shard keep the previous crawl's rows (see the module docstring)."""
     found = fetch_dicts(con, "read/select_previous_summaries_crawl", [crawl_id, shard])
     plan = ReusePlan(found[0]["crawl_id"] if found else None)
-    pages = fetch_dicts(
-        con, "read/select_pages_for_summary_reuse", [plan.previous, shard, crawl_id, shard]
-    )
+    params = [plan.previous, shard, extractor_digest(), crawl_id, shard]
+    pages = fetch_dicts(con, "read/select_pages_for_summary_reuse", params)
     titles = fetch_dicts(con, "read/select_crawl_titles", [crawl_id])
     plan.affixes = affixes = site_title_affixes([r["title"] for r in titles])
     withheld: list[dict[str, Any]] = []  # a reusable row, but the cleaned title changed
@@ -177,6 +186,7 @@ def add_page_text(text: ShardText, page: Mapping[str, Any], affixes: set[str]) -
             summary_hash=text_hash(summary),
             word_count=len(content.text.split()),
             extraction_error=content.error or None,
+            extractor=extractor_digest(),
         )
     )
     text.sentences += [

@@ -9,7 +9,7 @@ import pytest
 from linkpipe.lib.hashing import DEFAULT_SHARDS, shard_of, text_hash
 from linkpipe.lib.stages.common import compress_html
 from linkpipe.lib.stages.indexable_pages import materialize_indexable_pages
-from linkpipe.lib.stages.page_summaries import materialize_page_summaries
+from linkpipe.lib.stages.page_summaries import extractor_digest, materialize_page_summaries
 from linkpipe.lib.storage import execute, open_db, write_partition
 
 SITE = "http://site.test/"
@@ -155,6 +155,17 @@ def test_a_changed_site_affix_recomputes_an_unchanged_page(first_crawl, tmp_path
     # Back to the old affix: page 0 is reused from c2 only if its cleaned title matches again.
     store_crawl(first_crawl, "c3", renamed | {0: "Topic 0 | Acme"})
     assert summarise(first_crawl, "c3")["reused"] == N_PAGES
+
+
+def test_rows_of_another_extractor_are_extracted_again(first_crawl, tmp_path):
+    # c1's rows as an older linkpipe (or trafilatura) wrote them: unchanged HTML is not enough
+    with open_db(first_crawl) as con:
+        con.execute("UPDATE page_summaries SET extractor = 'older' WHERE url <> ?", [f"{SITE}p0/"])
+    store_crawl(first_crawl, "c2", titles())
+    assert summarise(first_crawl, "c2") == {"reused": 1, "recomputed": 5, "reused_from": {"c1"}}
+    got = table_rows(first_crawl, "c2")
+    assert got == full_recomputation(tmp_path, "c2", titles())
+    assert {r[-1] for r in got["page_summaries"]} == {extractor_digest()}
 
 
 def test_another_site_and_later_crawls_are_never_the_previous_crawl(first_crawl):
