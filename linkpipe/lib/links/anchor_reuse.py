@@ -96,7 +96,11 @@ class AnchorReuse:
 
     def covers(self, keys: Iterable[str | None]) -> bool:
         """Whether every one of the pair keys has known placements (None: no key, unknown)."""
-        return all(k is not None and k in self.known for k in keys)
+        return self.unknown(keys) == 0
+
+    def unknown(self, keys: Iterable[str | None]) -> int:
+        """How many of the pair keys have no known placements (None counts as unknown)."""
+        return sum(k is None or k not in self.known for k in keys)
 
     def take(self, key: str) -> tuple[AnchorChoice, ...] | None:
         """The known placements of a pair key (counted as reused), None when unknown."""

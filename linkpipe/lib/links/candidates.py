@@ -42,6 +42,10 @@ __all__ = ["Retrieved", "SiteContext", "SitePage", "build_candidates", "retrieve
 MIN_MENTION_PROBABILITY = 0.05  # a mention below this does not make a pair a candidate
 SINGLE_WORD_ANCHOR_PROBABILITY = 0.3  # a one-word name is an anchor when linked this often
 PROFILE_TERMS = 40  # weighted terms of a target profile
+# A source with fewer pairs to place than this parses only the sentences its placements judge,
+# one at a time, instead of all its sentences in a batch (a refresh places a few new pairs of
+# many sources). Batch and single parses are the same parse, so rows do not depend on it.
+BATCH_PARSE_MIN_PAIRS = 4
 
 
 @dataclass
@@ -326,7 +330,8 @@ def candidate_rows(
         token_vecs = word_vectors.of(item.source) if word_vectors else None
         vecs = None
         if src_text is not None and (reuse is None or not reuse.covers(keys)):
-            src_text.prepare()  # anchors will be placed: parse the sentences in one batch
+            if reuse is None or reuse.unknown(keys) >= BATCH_PARSE_MIN_PAIRS:
+                src_text.prepare()  # many anchors to place: parse every sentence in one batch
             if token_vecs is not None:
                 vecs = window_vectors(src_text, token_vecs)
         rows += pair_rows(site, item, src_text, vecs, keys, reuse)

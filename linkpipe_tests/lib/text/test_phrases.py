@@ -106,3 +106,22 @@ def test_fallback_without_a_parser() -> None:
     assert fallback_verdict(sentence, start, start + len("analytics and")) == "not_a_phrase"
     start = sentence.index("backlink data")
     assert judge.well_formed(sentence, start, start + len("backlink data"))
+
+
+def test_a_sentence_parsed_in_a_batch_or_alone_gets_the_same_parse() -> None:
+    # candidates.py parses a source's sentences in a batch or one at a time (few pairs to
+    # place): anchor rows must not depend on which, so neither may the parse
+    from linkpipe.lib.text.phrases import load_parser, parse_of
+
+    sentences = [case[0] for case in CASES] + [
+        "Filters: Blur, Gaussian Blur (radius 4.5 px) and the Layer → Transparency menu.",
+        "Use QuerySet.filter() with F() expressions; see django.db.models.F for details.",
+        "Plugin: rename",
+        "Included in ikiwiki: yes",
+    ]
+    batch, alone = PhraseJudge(load_parser()), PhraseJudge(load_parser())
+    batch.prepare(sentences)
+    assert batch.parsed_sentences == len(set(sentences))
+    for sentence in sentences:
+        assert batch.cache[sentence] == alone.parse(sentence)
+    assert alone.parse(sentences[0]) == parse_of(load_parser()(sentences[0]))
