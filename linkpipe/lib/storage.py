@@ -42,6 +42,7 @@ CRAWL_TABLES = frozenset(
         "topic_clusters",
         "cluster_summary",
         "site_models",
+        "site_model_inputs",
         "site_terms",
         "site_page_terms",
         "site_names",

@@ -225,6 +225,14 @@ CREATE TABLE IF NOT EXISTS candidate_inputs (
     digest VARCHAR NOT NULL
 );
 
+-- The digest of everything a crawl's site models were computed from (pages' names and main
+-- texts, link edges, index settings, code): a later crawl of the same digest copies the four
+-- site_* tables instead of refitting (lib/stages/site_models.py).
+CREATE TABLE IF NOT EXISTS site_model_inputs (
+    crawl_id VARCHAR NOT NULL,
+    digest VARCHAR NOT NULL
+);
+
 -- The digest of everything a crawl's link_opportunities, cannibalisation_pairs and
 -- scoring_weights were computed from (every shard's candidate_inputs digest, page facts,
 -- editors' decisions, scoring settings, code): a later crawl of the same digest copies those

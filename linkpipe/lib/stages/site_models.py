@@ -9,13 +9,17 @@ refit or recount.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from linkpipe.lib import progress
+from linkpipe.lib.hashing import library_code_digest
 from linkpipe.lib.links.site_models import (
     SiteModels,
     SitePage,
@@ -25,7 +29,7 @@ from linkpipe.lib.links.site_models import (
 )
 from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
-from linkpipe.lib.storage import fetch_dicts, fetch_frame, open_db, write_partition
+from linkpipe.lib.storage import CopiedRows, fetch_dicts, fetch_frame, open_db, write_partition
 from linkpipe.lib.text.lexical_index import IndexSettings, sample_rows, tune_index
 
 RECALL_K = 10  # lexical neighbours compared with the exact top-k
@@ -69,14 +73,51 @@ def _texts(db_path: str | Path, crawl_id: str, total: int) -> Iterator[SitePage]
         progress.report("site models", done, total)
 
 
+SITE_TABLES = ("site_models", "site_terms", "site_page_terms", "site_names")
+
+
+def site_model_digest(db_path: str | Path, crawl_id: str, settings: IndexSettings) -> str:
+    """Digest of everything the crawl's site models are computed from: the summarised pages'
+    names and main texts and the link edges (sums of row hashes,
+    ``select_site_model_inputs.sql``), the index settings to start from and the code of
+    ``linkpipe.lib``. The models are a deterministic function of these."""
+    with open_db(db_path) as con:
+        figures = fetch_dicts(con, "read/select_site_model_inputs", [crawl_id])[0]
+    parts = [json.dumps(figures, sort_keys=True), repr(settings), library_code_digest()]
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+
+
+def copy_unchanged_site_models(db_path: str | Path, crawl_id: str, digest: str) -> StageResult | None:
+    """The site models copied from the latest earlier crawl of the same ``digest``, None when
+    there is none."""
+    with open_db(db_path) as con:
+        found = fetch_dicts(con, "read/select_reusable_site_models_crawl", [crawl_id, digest])
+        if not found:
+            return None
+        previous = found[0]["crawl_id"]
+        every = CopiedRows(previous, [previous], "crawl_id")  # all of the crawl's rows
+        written = write_partition(
+            con, crawl_id, {"site_model_inputs": [{"digest": digest}]},
+            copied={table: every for table in SITE_TABLES},
+        )  # fmt: skip
+    return StageResult(written, [], {"copied_from": previous})
+
+
 def materialize_site_models(
-    db_path: str | Path, crawl_id: str, settings: IndexSettings | None = None
+    db_path: str | Path,
+    crawl_id: str,
+    settings: IndexSettings | None = None,
+    reuse: bool = True,
 ) -> StageResult:
     """Fit TF-IDF and count the names of every page of the crawl, once; measure the lexical
     index's recall against exact search on a sample (widening the index while it is below
     ``RECALL_TARGET``); write the four ``site_*`` tables. ``settings``: the index to start
-    from (default :class:`IndexSettings`)."""
+    from (default :class:`IndexSettings`). With ``reuse``, a crawl whose inputs are those of
+    an earlier crawl (:func:`site_model_digest`) copies its models."""
     started = time.perf_counter()
+    digest = site_model_digest(db_path, crawl_id, settings or IndexSettings())
+    if reuse and (copied := copy_unchanged_site_models(db_path, crawl_id, digest)) is not None:
+        return copied
     pages = site_pages(db_path, crawl_id)
     with open_db(db_path) as con:
         links = load_existing_links(con, crawl_id)
@@ -85,8 +126,25 @@ def materialize_site_models(
     sample = sample_rows(len(models.tfidf.urls), RECALL_QUERIES)
     models.index, recall = tune_index(models.index, sample, RECALL_K, RECALL_TARGET)
     tables: dict[str, pl.DataFrame] = model_tables(models)
+    summary = _summary(models, tables, recall, len(sample), time.perf_counter() - started)
+    with open_db(db_path) as con:
+        written = write_partition(
+            con,
+            crawl_id,
+            {**tables, "site_models": [summary], "site_model_inputs": [{"digest": digest}]},
+        )
+    progress.report("site models", len(pages), len(pages))
+    names = tables["site_names"].sort("mentioned_by", descending=True)
+    shown = preview(names, ["phrase", "target_url", "mentioned_by", "linked_by"])
+    return StageResult(written, shown, summary | {"copied_from": ""})
+
+
+def _summary(
+    models: SiteModels, tables: dict[str, pl.DataFrame], recall: float, queries: int, took: float
+) -> dict[str, Any]:
+    """The ``site_models`` row: sizes, the index's settings and its measured recall."""
     index = models.index.settings
-    summary = {
+    return {
         "n_pages": len(models.tfidf.urls),
         "n_terms": len(models.tfidf.terms),
         "n_names": tables["site_names"].height,
@@ -95,20 +153,9 @@ def materialize_site_models(
         "query_terms": index.query_terms,
         "lexical_recall_at_k": round(recall, 6),
         "recall_k": RECALL_K,
-        "recall_queries": len(sample),
-        "build_seconds": round(time.perf_counter() - started, 3),
+        "recall_queries": queries,
+        "build_seconds": round(took, 3),
     }
-    with open_db(db_path) as con:
-        written = write_partition(con, crawl_id, {**tables, "site_models": [summary]})
-    progress.report("site models", len(pages), len(pages))
-    return StageResult(
-        written,
-        preview(
-            tables["site_names"].sort("mentioned_by", descending=True),
-            ["phrase", "target_url", "mentioned_by", "linked_by"],
-        ),  # fmt: skip
-        summary,
-    )
 
 
 def load_site_models(db_path: str | Path, crawl_id: str) -> SiteModels:

@@ -1,5 +1,6 @@
-"""A crawl whose opportunity inputs equal an earlier crawl's copies its scored rows, and the
-copy equals a recomputation; a new editor's decision is a new input."""
+"""Site-level stages of a crawl whose inputs equal an earlier crawl's copy its rows: site
+models and scored opportunities; each copy equals a recomputation, and a new editor's decision
+is a new input of the opportunities."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import duckdb
 from linkpipe.defs.runner import run_graph
 from linkpipe.lib.stages.crawl_export import register_crawl
 from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
+from linkpipe.lib.stages.site_models import SITE_TABLES, materialize_site_models
 from linkpipe.lib.static_site import serve_site
 
 DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
@@ -30,6 +32,19 @@ def _rows(db: Path, table: str, crawl_id: str) -> list[tuple]:
         con.close()
 
 
+def _site_models(db: Path, crawl_id: str) -> dict[str, list[tuple]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {
+            t: con.execute(
+                f"SELECT * EXCLUDE (crawl_id) FROM {t} WHERE crawl_id = ? ORDER BY ALL", [crawl_id]
+            ).fetchall()
+            for t in SITE_TABLES
+        }
+    finally:
+        con.close()
+
+
 def _snapshot(db: Path, crawl_id: str) -> dict[str, list[tuple]]:
     rows = {t: _rows(db, t, crawl_id) for t in TABLES}
     rows["scoring_weights"] = [r[1:] for r in rows["scoring_weights"]]  # crawl_id first
@@ -42,6 +57,15 @@ def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(tmp_p
         for crawl_id in ("c1", "c2"):
             register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": 300})
             run_graph(db, crawl_id, fake_model, workers=1)
+    models = _site_models(db, "c1")
+    assert all(models.values()) and _site_models(db, "c2") == models
+    assert materialize_site_models(db, "c2").meta == {"copied_from": "c1"}
+    refit = materialize_site_models(db, "c2", reuse=False)
+    assert refit.meta["copied_from"] == "" and refit.meta["n_pages"] > 50
+    fitted = _site_models(db, "c2")  # refitted: the same models, but for the time it took
+    fitted["site_models"] = [r[:-1] for r in fitted["site_models"]]
+    assert fitted == models | {"site_models": [r[:-1] for r in models["site_models"]]}
+
     first, copied = _snapshot(db, "c1"), _snapshot(db, "c2")
     assert first["link_opportunities"] and copied == first
     assert materialize_link_opportunities(db, "c2").meta == {"copied_from": "c1"}
