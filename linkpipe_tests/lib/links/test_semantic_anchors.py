@@ -1,7 +1,5 @@
 """Semantic anchors: candidate windows, their vectors computed in batch, the best per sentence."""
 
-import zlib
-from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -15,6 +13,7 @@ from linkpipe.lib.links.semantic_anchors import (
     semantic_windows,
     window_vectors,
 )
+from linkpipe_tests.lib.links.word_vectors import seeded_unit_vectors
 
 TEXT = (
     "Revisit older articles, then refresh archive pages slowly. "
@@ -35,14 +34,7 @@ def _source() -> SourceText:
     return SourceText(TEXT, sentences, [(LINK, LINK + len("brush dynamics"))])
 
 
-def _encode(words: Sequence[str]) -> np.ndarray:
-    """A fixed random unit vector per word."""
-    rows = []
-    for word in words:
-        rng = np.random.default_rng(zlib.crc32(word.encode()))
-        vector = rng.standard_normal(16).astype(np.float32)
-        rows.append(vector / np.linalg.norm(vector))
-    return np.stack(rows)
+_encode = seeded_unit_vectors
 
 
 def _vectors(src: SourceText) -> np.ndarray:

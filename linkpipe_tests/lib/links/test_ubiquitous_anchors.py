@@ -1,8 +1,6 @@
 """Windows made only of words the whole site uses ("ikiwiki plugins" on ikiwiki's wiki) are no
 anchors: they give way to the next window; an exact name of the target is still placed."""
 
-import zlib
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -12,6 +10,7 @@ from linkpipe.lib.links.anchors import SourceText, TargetProfile, best_windows, 
 from linkpipe.lib.links.candidates import SiteContext, SitePage, build_candidates
 from linkpipe.lib.links.semantic_anchors import encode_sources, semantic_windows, window_vectors
 from linkpipe.lib.vectors.ann import build_index
+from linkpipe_tests.lib.links.word_vectors import seeded_unit_vectors
 
 TOPICS = ["calendar", "sidebar", "comments", "search", "tags", "themes"]
 TOPICS += ["openid", "smileys", "rename", "shortcuts", "meta", "toc"]
@@ -19,14 +18,7 @@ SOURCE = """<html><body><main><p>The ikiwiki plugins add new markup features.
 Subversion keeps the revision history of every change.</p></main></body></html>"""
 
 
-def _encode(words: Sequence[str]) -> np.ndarray:
-    """A fixed random unit vector per word."""
-    rows = []
-    for word in words:
-        rng = np.random.default_rng(zlib.crc32(word.encode()))
-        vector = rng.standard_normal(16).astype(np.float32)
-        rows.append(vector / np.linalg.norm(vector))
-    return np.stack(rows)
+_encode = seeded_unit_vectors
 
 
 def _source() -> SourceText:
