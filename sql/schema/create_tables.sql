@@ -374,10 +374,12 @@ CREATE TABLE IF NOT EXISTS site_models (
 
 CREATE TABLE IF NOT EXISTS site_terms (
     crawl_id VARCHAR NOT NULL,
-    term_id INTEGER NOT NULL,        -- column of the TF-IDF rows; terms in stem order
+    term_id INTEGER NOT NULL,        -- column of the TF-IDF rows; terms in stem order, then
+                                     -- the stems too common to weigh (more than half the pages)
     term VARCHAR NOT NULL,           -- a stem (see lib/text/lexical.py)
     doc_freq INTEGER,                -- pages whose title, H1 or main text has it
-    idf DOUBLE                       -- ln((1 + pages) / (1 + doc_freq)) + 1
+    idf DOUBLE                       -- ln((1 + pages) / (1 + doc_freq)) + 1; NULL for a stem too
+                                     -- common to weigh (kept for the ubiquitous-anchor rule)
 );
 
 CREATE TABLE IF NOT EXISTS site_page_terms (
