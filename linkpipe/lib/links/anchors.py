@@ -79,6 +79,11 @@ class SourceText:
         assert self.judge is not None
         self.judge.prepare(self.text[s:e] for _, s, e, _, _ in self.ranges)
 
+    def prepare_some(self, sentences: list[str]) -> None:
+        """Parse the given sentences of this text not parsed yet, in one batch."""
+        assert self.judge is not None
+        self.judge.prepare(sentences)
+
     def forget_parses(self) -> None:
         """Drop the cached parses of this text's sentences (see :meth:`PhraseJudge.forget`)."""
         assert self.judge is not None

@@ -28,6 +28,7 @@ from linkpipe.lib.links.semantic_anchors import (
     TokenVectors,
     WindowVectors,
     encode_sources,
+    likely_sentences,
     place_anchor_semantic,
     window_vectors,
 )
@@ -452,6 +453,9 @@ def pair_rows(
     # All targets' columns, whatever is known: a matrix product's last bits depend on its shape.
     missing = src_text is not None and any(c is None for c in choices)
     batch = window_sims(site, vecs, targets) if missing else None
+    if batch is not None and src_text is not None and vecs is not None:
+        columns = [i for i, c in enumerate(choices) if c is None]
+        src_text.prepare_some(likely_sentences(src_text, vecs, batch[:, columns]))
     placed = []
     for column, (target, known) in enumerate(zip(targets, choices, strict=True)):
         if known is None:

@@ -107,3 +107,19 @@ def test_best_window_per_sentence_exact_names_first() -> None:
     ]
     assert choices[0].sentence == "Continue reading about layer masks."
     assert choices[0].sentence_start == TEXT.index("Continue")
+
+
+def test_likely_sentences_are_those_of_each_targets_closest_windows():
+    from linkpipe.lib.links.semantic_anchors import likely_sentences
+
+    src = _source()
+    vecs = window_vectors(src, _vectors(src))
+    sims = np.zeros((len(vecs.windows), 2), np.float32)
+    last = len(vecs.windows) - 1
+    sims[0, 0], sims[last, 1] = 1.0, 1.0  # target 0 likes the first window, 1 the last
+    first_sentence = src.text[vecs.windows[0][3] : vecs.windows[0][4]]
+    last_sentence = src.text[vecs.windows[last][3] : vecs.windows[last][4]]
+    assert likely_sentences(src, vecs, sims, per_target=1) == sorted(
+        {first_sentence, last_sentence}, key=src.text.index
+    )
+    assert likely_sentences(src, vecs, sims[:, :0]) == []
