@@ -33,7 +33,7 @@ class DirectStage:
 def _publish(db_path: str | Path, crawl_id: str) -> None:
     from linkpipe.lib.retention import publish_copy
 
-    publish_copy(db_path)
+    publish_copy(db_path, refreshed=crawl_id)
 
 
 def _stage_function(name: str) -> Callable[..., Any]:

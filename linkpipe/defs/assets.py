@@ -222,7 +222,7 @@ def published_snapshot(
     Its upstream graph has materialized, so the crawl is marked complete first: from now on it
     is the latest crawl of every view, in the database and in the copy."""
     finish_run_in(settings.db_path, context.partition_key, "complete")
-    path = publish_copy(settings.db_path, settings.keep_crawls)
+    path = publish_copy(settings.db_path, settings.keep_crawls, context.partition_key)
     return dg.MaterializeResult(metadata={"path": str(path), "bytes": path.stat().st_size})
 
 

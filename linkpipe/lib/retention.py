@@ -3,6 +3,8 @@ write the analysts' read-only copy of the kept crawls, swapped in atomically."""
 
 from __future__ import annotations
 
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -13,6 +15,7 @@ from linkpipe.lib.storage import (
     SHARD_TABLES,
     execute,
     fetch_dicts,
+    has_current_schema,
     load_sql,
     open_db,
     registered_frame,
@@ -24,6 +27,11 @@ DEFAULT_KEEP_CRAWLS = 7
 nightly runs)."""
 
 _LEFT_OUT_VIEW = "_linkpipe_left_out"
+_STALE_VIEW = "_linkpipe_stale"
+_FRESH_VIEW = "_linkpipe_fresh"
+# crawl-keyed tables an update copies whole again: small, and written outside runs (a crawl's
+# status; `linkpipe whatif`)
+ALWAYS_AGAIN = frozenset({"crawls", "crawl_runs", "whatif_pages"})
 # a cache of vectors, not data to analyse; the schema marker, which the new copy already has
 _NOT_PUBLISHED = frozenset({"embedding_cache", "linkpipe_schema"})
 
@@ -55,42 +63,83 @@ def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
     return pruned
 
 
-def publish_copy(db_path: str | Path, keep_crawls: int = DEFAULT_KEEP_CRAWLS) -> Path:
+def publish_copy(
+    db_path: str | Path, keep_crawls: int = DEFAULT_KEEP_CRAWLS, refreshed: str | None = None
+) -> Path:
     """Write ``<name>.published.duckdb`` for readers: the ``keep_crawls`` most recent crawls of
     each start URL, the site's decisions and signals, and the views; return its path.
 
-    The copy is built table by table (ATTACH, INSERT ... SELECT of the kept partitions) in a
-    file beside the database, so old crawls are never copied, and moved into place in one
-    rename, so readers never see a half-written file. The embedding cache is left out (empty).
-    """
+    The copy is written in a file beside the database and moved into place in one rename, so
+    readers never see a half-written file. When the copy in place has this code's schema and
+    is not larger than the database, the new one starts from it: only the crawls added since
+    and ``refreshed`` (the crawl just run) are copied, crawls no longer kept are deleted, and
+    the small tables that change outside runs (:data:`ALWAYS_AGAIN`, decisions, signals) are
+    copied again. Otherwise it is built table by table from the kept crawls (old crawls are
+    never copied). The embedding cache is left out (empty)."""
     src = Path(db_path)
     dest = src.with_name(src.stem + ".published.duckdb")
     tmp = src.with_name(src.stem + ".publishing.tmp")
     for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
         stale.unlink(missing_ok=True)
-    with open_db(tmp):  # the schema and the views
+    update = dest.is_file() and dest.stat().st_size <= src.stat().st_size
+    update = update and has_current_schema(dest)
+    if update:
+        shutil.copyfile(dest, tmp)
+    with open_db(tmp):  # the schema and the views (nothing to do on an up-to-date copy)
         pass
     with open_db(src) as con:
-        left_out = pl.DataFrame(
-            {"crawl_id": crawls_beyond(con, keep_crawls)}, schema={"crawl_id": pl.String}
-        )
+        left_out = crawls_beyond(con, keep_crawls)
         execute(con, "write/attach_published", [str(tmp)])
         try:
-            with registered_frame(con, _LEFT_OUT_VIEW, left_out):
+            plan = _plan(con, left_out, refreshed if update else None, update)
+            with registered_frame(con, _LEFT_OUT_VIEW, _crawl_frame(left_out)), registered_frame(
+                con, _STALE_VIEW, _crawl_frame(plan.stale)
+            ), registered_frame(con, _FRESH_VIEW, _crawl_frame(plan.fresh)):
                 tables = fetch_dicts(con, "read/select_published_tables")
                 for table in [r["table_name"] for r in tables]:
-                    _publish_table(con, table)
+                    _publish_table(con, table, update)
         finally:
             execute(con, "write/detach_published")
     tmp.replace(dest)
     return dest
 
 
-def _publish_table(con: duckdb.DuckDBPyConnection, table: str) -> None:
-    """Copy one table into the attached published copy (kept crawls only, when crawl-keyed)."""
+@dataclass(frozen=True)
+class _Plan:
+    stale: list[str]  # crawls whose rows the copy drops (no longer kept, or copied again)
+    fresh: list[str]  # crawls whose rows are copied in
+
+
+def _plan(
+    con: duckdb.DuckDBPyConnection, left_out: list[str], refreshed: str | None, update: bool
+) -> _Plan:
+    """What an update of the attached copy drops and adds (everything kept, when not updating)."""
+    every = {r["crawl_id"] for r in fetch_dicts(con, "read/select_crawl_ids")}
+    kept = every - set(left_out)
+    held = {r["crawl_id"] for r in fetch_dicts(con, "read/select_published_crawls")}
+    if not update:
+        return _Plan([], sorted(kept))
+    again = {refreshed} & kept if refreshed else set()
+    return _Plan(sorted((held - kept) | (again & held)), sorted((kept - held) | again))
+
+
+def _crawl_frame(crawl_ids: list[str]) -> pl.DataFrame:
+    return pl.DataFrame({"crawl_id": crawl_ids}, schema={"crawl_id": pl.String})
+
+
+def _publish_table(con: duckdb.DuckDBPyConnection, table: str, update: bool) -> None:
+    """Copy one table into the attached published copy (kept crawls only, when crawl-keyed);
+    on an update, only the rows that changed (see :func:`publish_copy`)."""
     if table in _NOT_PUBLISHED:
         return
-    if table in CRAWL_TABLES | SHARD_TABLES | {"crawls"}:
+    crawl_keyed = table in CRAWL_TABLES | SHARD_TABLES | {"crawls"}
+    if update and crawl_keyed and table not in ALWAYS_AGAIN:
+        con.execute(load_sql("write/delete_published_partitions").format(table=table))
+        con.execute(load_sql("write/insert_published_fresh_partitions").format(table=table))
+        return
+    if update:
+        con.execute(load_sql("write/delete_published_table").format(table=table))
+    if crawl_keyed:
         con.execute(load_sql("write/insert_published_partitions").format(table=table))
     else:
         con.execute(load_sql("write/insert_published_table").format(table=table))

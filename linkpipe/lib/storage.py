@@ -267,6 +267,16 @@ def _schema_hash() -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
+def has_current_schema(db_path: str | Path) -> bool:
+    """Whether the database file holds exactly this code's schema and views."""
+    try:
+        with open_db(db_path, read_only=True, wait_s=0) as con:
+            rows = fetch_dicts(con, "read/select_schema_hash")
+    except (StorageError, duckdb.Error):
+        return False
+    return [r["sql_hash"] for r in rows] == [_schema_hash()]
+
+
 def _ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the tables (with their additive migrations) and the views, unless this file
     already holds exactly this code's schema: one catalog read instead of ~45 ms of DDL on

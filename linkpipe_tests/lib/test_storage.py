@@ -1,6 +1,7 @@
 """Partition writes are one transaction: replace, never duplicate, never lose on failure."""
 
 import json
+import shutil
 
 import polars as pl
 import pyarrow as pa
@@ -448,7 +449,7 @@ def test_published_copy_holds_the_recent_crawls_and_replaces_the_old_copy(tmp_pa
     published.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.duckdb", "t.published.duckdb"]
 
-    def broken(con, table):
+    def broken(con, table, update):
         raise RuntimeError("interrupted")
 
     monkeypatch.setattr(retention, "_publish_table", broken)
@@ -456,6 +457,41 @@ def test_published_copy_holds_the_recent_crawls_and_replaces_the_old_copy(tmp_pa
         publish_copy(db, keep_crawls=3)
     published = connect(second, read_only=True)  # the last good copy is still in place
     assert _crawl_rows(published)["crawls"] == ["a4", "b1"]
+    published.close()
+
+
+def _all_rows(path):
+    con = connect(path, read_only=True)
+    try:
+        names = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()]
+        return {n: sorted(map(repr, con.execute(f'SELECT * FROM "{n}"').fetchall())) for n in names}
+    finally:
+        con.close()
+
+
+def test_an_update_of_the_published_copy_equals_a_copy_built_from_scratch(tmp_path, monkeypatch):
+    db = tmp_path / "t.duckdb"
+    _history(db)
+    publish_copy(db, keep_crawls=3)  # a2, a3, a4, b1
+    with open_db(db) as con:  # a new crawl a5 pushes a2 out; a4 is re-run; a decision comes
+        _crawl(con, "a5", "http://a.test/", None)
+        finish_run(con, "a5", "complete")
+        write_partition(con, "a5", {"crawl_links": [{"source_url": "a5", "target_url": "t"}]})
+        write_partition(con, "a4", {"crawl_links": [{"source_url": "a4", "target_url": "u"}]})
+        con.execute("INSERT INTO link_decisions (source_url, target_url, decision) "
+                    "VALUES ('s2', 't2', 'accepted')")  # fmt: skip
+    copied, real_copy = [], shutil.copyfile
+    monkeypatch.setattr(retention.shutil, "copyfile", lambda a, b: copied.append(a) or
+                        real_copy(a, b))  # fmt: skip
+    updated = _all_rows(publish_copy(db, keep_crawls=3, refreshed="a4"))
+    assert copied == [tmp_path / "t.published.duckdb"]  # started from the copy in place
+    (tmp_path / "t.published.duckdb").unlink()
+    assert updated == _all_rows(publish_copy(db, keep_crawls=3))  # built from scratch
+    assert copied == [tmp_path / "t.published.duckdb"]
+    published = connect(tmp_path / "t.published.duckdb", read_only=True)
+    assert _crawl_rows(published)["crawl_links"] == ["a3", "a4", "a5", "b1"]
+    links = published.execute("SELECT target_url FROM crawl_links WHERE crawl_id = 'a4'").fetchall()
+    assert links == [("u",)]
     published.close()
 
 

@@ -1,0 +1,2 @@
+-- Every registered crawl.
+SELECT crawl_id FROM crawls ORDER BY crawl_id;

@@ -1,0 +1,5 @@
+-- A crawl-keyed table's rows of the crawls to add to the published copy being updated (the
+-- view _linkpipe_fresh(crawl_id)). {table} is substituted from storage.CRAWL_TABLES,
+-- storage.SHARD_TABLES or "crawls" only.
+INSERT INTO published.{table} BY NAME
+SELECT * FROM {table} WHERE crawl_id IN (SELECT crawl_id FROM _linkpipe_fresh);
