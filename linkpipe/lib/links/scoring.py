@@ -35,7 +35,7 @@ class ScoringConfig:
     min_relevance: float = 0.16
     max_per_source: int = 5
     max_per_target: int = 10
-    max_same_anchor_per_target: int = 2
+    max_same_anchor_per_target: int = 2  # uses of one found phrase per target; names unlimited
     learn_weights: bool = True  # fit the w_* on the site's own links (see links/weights.py)
     min_linked_pairs: int = 50  # labelled pairs of each class a fit needs, else the w_* above
     learned_share: float = 0.5  # of the weights used, the share fitted (the rest: the w_* above)
