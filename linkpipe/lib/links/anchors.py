@@ -58,6 +58,7 @@ class SourceText:
         self.stems = [t[0] for t in self.tokens]
         if self.judge is None:
             self.judge = default_judge()
+        self.prepared = False  # every linkable sentence parsed (see prepare)
 
     def well_formed(self, start: int, end: int, sent_start: int, sent_end: int) -> bool:
         """Whether ``text[start:end]`` is a well-formed phrase of the sentence
@@ -78,6 +79,7 @@ class SourceText:
         parsing each when first judged; a page's anchors look at most of its sentences)."""
         assert self.judge is not None
         self.judge.prepare(self.text[s:e] for _, s, e, _, _ in self.ranges)
+        self.prepared = True
 
     def prepare_some(self, sentences: list[str]) -> None:
         """Parse the given sentences of this text not parsed yet, in one batch."""
@@ -88,6 +90,7 @@ class SourceText:
         """Drop the cached parses of this text's sentences (see :meth:`PhraseJudge.forget`)."""
         assert self.judge is not None
         self.judge.forget(self.text[s:e] for _, s, e, _, _ in self.ranges)
+        self.prepared = False
 
     def repair(
         self, start: int, end: int, sent_start: int, sent_end: int

@@ -453,7 +453,8 @@ def pair_rows(
     # All targets' columns, whatever is known: a matrix product's last bits depend on its shape.
     missing = src_text is not None and any(c is None for c in choices)
     batch = window_sims(site, vecs, targets) if missing else None
-    if batch is not None and src_text is not None and vecs is not None:
+    if batch is not None and src_text is not None and vecs is not None and not src_text.prepared:
+        # a source with few pairs to place: parse the sentences they will likely judge at once
         columns = [i for i, c in enumerate(choices) if c is None]
         src_text.prepare_some(likely_sentences(src_text, vecs, batch[:, columns]))
     placed = []

@@ -7,7 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import duckdb
 import polars as pl
+
+from linkpipe.lib.storage import CRAWL_TABLES, CopiedRows, load_sql, write_partition
 
 
 @dataclass
@@ -36,3 +39,28 @@ def preview(
     if isinstance(rows, pl.DataFrame):
         return rows.head(limit).select(columns).to_dicts()
     return [{c: r.get(c) for c in columns} for r in rows[:limit]]
+
+
+def copy_crawl_of_same_inputs(
+    con: duckdb.DuckDBPyConnection,
+    crawl_id: str,
+    inputs_table: str,
+    digest: str,
+    tables: Sequence[str],
+) -> StageResult | None:
+    """Every row of ``tables`` copied from the latest earlier crawl whose digest of inputs (in
+    ``inputs_table``) is ``digest``, which is recorded for this crawl too; None when there is
+    no such crawl."""
+    if inputs_table not in CRAWL_TABLES:
+        raise ValueError(f"not a crawl table: {inputs_table}")
+    sql = load_sql("read/select_crawl_of_same_inputs").format(table=inputs_table)
+    found = con.execute(sql, [crawl_id, digest]).fetchall()
+    if not found:
+        return None
+    previous = str(found[0][0])
+    every = CopiedRows(previous, [previous], "crawl_id")  # all of the crawl's rows
+    written = write_partition(
+        con, crawl_id, {inputs_table: [{"digest": digest}]},
+        copied={table: every for table in tables},
+    )  # fmt: skip
+    return StageResult(written, [], {"copied_from": previous})

@@ -12,9 +12,8 @@ from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.scoring import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.run_config import scoring_config
-from linkpipe.lib.stages.common import StageResult, preview
+from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
 from linkpipe.lib.storage import (
-    CopiedRows,
     PartitionRows,
     fetch_dicts,
     open_db,
@@ -22,6 +21,8 @@ from linkpipe.lib.storage import (
     write_partition,
 )
 from linkpipe.lib.value.signals import BusinessValue, load_business_values
+
+OPPORTUNITY_TABLES = ("link_opportunities", "cannibalisation_pairs", "scoring_weights")
 
 
 def load_candidates(con: duckdb.DuckDBPyConnection, crawl_id: str) -> list[CandidatePair]:
@@ -78,24 +79,6 @@ def opportunity_digest(
     return hashlib.sha1("|".join(parts).encode()).hexdigest()
 
 
-def copy_unchanged_opportunities(
-    con: duckdb.DuckDBPyConnection, crawl_id: str, digest: str
-) -> tuple[str, dict[str, int]] | None:
-    """The opportunity tables copied from the latest earlier crawl of the same ``digest``:
-    (that crawl, rows per table), None when there is none."""
-    found = fetch_dicts(con, "read/select_reusable_opportunities_crawl", [crawl_id, digest])
-    if not found:
-        return None
-    previous = found[0]["crawl_id"]
-    every = CopiedRows(previous, [previous], "crawl_id")  # all of the crawl's rows
-    tables = ("link_opportunities", "cannibalisation_pairs", "scoring_weights")
-    written = write_partition(
-        con, crawl_id, {"opportunity_inputs": [{"digest": digest}]},
-        copied={table: every for table in tables},
-    )  # fmt: skip
-    return previous, written
-
-
 def materialize_link_opportunities(
     db_path: str | Path, crawl_id: str, config: ScoringConfig | None = None, reuse: bool = True
 ) -> StageResult:
@@ -106,8 +89,12 @@ def materialize_link_opportunities(
         facts = load_page_facts(con, crawl_id)
         decisions = load_decisions(con)
         digest = opportunity_digest(con, crawl_id, facts, decisions, config)
-        if reuse and digest and (copied := copy_unchanged_opportunities(con, crawl_id, digest)):
-            return StageResult(copied[1], [], {"copied_from": copied[0]})
+        if reuse and digest:
+            copied = copy_crawl_of_same_inputs(
+                con, crawl_id, "opportunity_inputs", digest, OPPORTUNITY_TABLES
+            )
+            if copied is not None:
+                return copied
         candidates = load_candidates(con, crawl_id)
     scores = score_site(candidates, facts, decisions, config)
     rows = scores.opportunities

@@ -27,9 +27,9 @@ from linkpipe.lib.links.site_models import (
     model_tables,
     models_from_tables,
 )
-from linkpipe.lib.stages.common import StageResult, preview
+from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
-from linkpipe.lib.storage import CopiedRows, fetch_dicts, fetch_frame, open_db, write_partition
+from linkpipe.lib.storage import fetch_dicts, fetch_frame, open_db, write_partition
 from linkpipe.lib.text.lexical_index import IndexSettings, sample_rows, tune_index
 
 RECALL_K = 10  # lexical neighbours compared with the exact top-k
@@ -87,22 +87,6 @@ def site_model_digest(db_path: str | Path, crawl_id: str, settings: IndexSetting
     return hashlib.sha1("|".join(parts).encode()).hexdigest()
 
 
-def copy_unchanged_site_models(db_path: str | Path, crawl_id: str, digest: str) -> StageResult | None:
-    """The site models copied from the latest earlier crawl of the same ``digest``, None when
-    there is none."""
-    with open_db(db_path) as con:
-        found = fetch_dicts(con, "read/select_reusable_site_models_crawl", [crawl_id, digest])
-        if not found:
-            return None
-        previous = found[0]["crawl_id"]
-        every = CopiedRows(previous, [previous], "crawl_id")  # all of the crawl's rows
-        written = write_partition(
-            con, crawl_id, {"site_model_inputs": [{"digest": digest}]},
-            copied={table: every for table in SITE_TABLES},
-        )  # fmt: skip
-    return StageResult(written, [], {"copied_from": previous})
-
-
 def materialize_site_models(
     db_path: str | Path,
     crawl_id: str,
@@ -116,8 +100,11 @@ def materialize_site_models(
     an earlier crawl (:func:`site_model_digest`) copies its models."""
     started = time.perf_counter()
     digest = site_model_digest(db_path, crawl_id, settings or IndexSettings())
-    if reuse and (copied := copy_unchanged_site_models(db_path, crawl_id, digest)) is not None:
-        return copied
+    if reuse:
+        with open_db(db_path) as con:
+            copied = copy_crawl_of_same_inputs(con, crawl_id, "site_model_inputs", digest, SITE_TABLES)
+        if copied is not None:
+            return copied
     pages = site_pages(db_path, crawl_id)
     with open_db(db_path) as con:
         links = load_existing_links(con, crawl_id)
