@@ -84,8 +84,14 @@ def _rows_of(result: Any) -> dict[str, int]:
 
 
 def run_direct(db: Path, crawl_id: str, model: str, meter: Meter) -> None:
-    """Every stage function in order, each measured (all shards of a page-level one together)."""
+    """Every stage function in order, each measured (all shards of a page-level one together).
+    Shards run one after another, each with the library threads a worker of ``linkpipe run``
+    has (see ``linkpipe.lib.threads``), so their CPU is what the product's workers spend."""
+    from linkpipe.defs.shard_pool import default_workers
     from linkpipe.lib.hashing import DEFAULT_SHARDS
+    from linkpipe.lib.threads import threads_per_worker
+
+    worker_threads = threads_per_worker(default_workers(DEFAULT_SHARDS))
 
     values: dict[str, Any] = {
         "db_path": db,
@@ -96,9 +102,22 @@ def run_direct(db: Path, crawl_id: str, model: str, meter: Meter) -> None:
     for stage in direct_stages():
         with meter.measure(stage.name) as measured:
             for shard in range(DEFAULT_SHARDS) if stage.page_level else [None]:
-                rows = _rows_of(_call(stage.func, {**values, "shard": shard}))
+                threads = worker_threads if stage.page_level else None
+                rows = _rows_of(_call_with_threads(stage.func, {**values, "shard": shard}, threads))
                 for table, n in rows.items():
                     measured.rows[table] = measured.rows.get(table, 0) + n
+
+
+def _call_with_threads(
+    func: Callable[..., Any], values: dict[str, Any], threads: int | None
+) -> Any:
+    """:func:`_call` with at most ``threads`` library threads (None: the process's own)."""
+    from linkpipe.lib.threads import limited_threads
+
+    if threads is None:
+        return _call(func, values)
+    with limited_threads(threads):
+        return _call(func, values)
 
 
 def run_dagster(db: Path, crawl_id: str, model: str, meter: Meter) -> None:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from linkpipe.lib import progress
+from linkpipe.lib.threads import cores, limited_threads, threads_per_worker
 
 ShardJob = Callable[[list[str], dict[str, str], str, str], None]
 Task = tuple[list[str], dict[str, str], str, str]
@@ -43,15 +44,21 @@ class ShardFailed(RuntimeError):
 def default_workers(n_shards: int) -> int:
     """Worker processes for a step: one per core, at most one per shard (``LINKPIPE_WORKERS``)."""
     configured = os.environ.get("LINKPIPE_WORKERS", "")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    wanted = int(configured) if configured.isdigit() else (cores or 1)
+    wanted = int(configured) if configured.isdigit() else cores()
     return max(1, min(wanted, n_shards))
 
 
-def _serve(conn: Connection, job: ShardJob, dagster_home: str, parent: int) -> None:
-    """A worker: run the tasks the parent sends until it sends None; report back on ``conn``."""
+def _serve(conn: Connection, job: ShardJob, dagster_home: str, parent: int, threads: int) -> None:
+    """A worker: run the tasks the parent sends until it sends None, with ``threads`` threads
+    per numeric library (see :mod:`linkpipe.lib.threads`); report back on ``conn``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends us
     os.environ["DAGSTER_HOME"] = dagster_home
+    with limited_threads(threads):
+        _serve_tasks(conn, job, parent)
+
+
+def _serve_tasks(conn: Connection, job: ShardJob, parent: int) -> None:
+    """Run tasks from ``conn`` until None comes (or the parent is gone)."""
     sending = threading.Lock()  # between this process's threads only
 
     def send(message: tuple[Any, ...]) -> None:
@@ -101,11 +108,12 @@ class _Worker:
     key: dict[str, str] | None = None  # the shard it works on; None when idle
 
     @classmethod
-    def start(cls, context: ForkServerContext, job: ShardJob) -> _Worker:
+    def start(cls, context: ForkServerContext, job: ShardJob, threads: int) -> _Worker:
         """A started worker process running :func:`_serve`."""
         ours, theirs = context.Pipe()
         home = os.environ.get("DAGSTER_HOME", "")
-        process = context.Process(target=_serve, args=(theirs, job, home, os.getpid()))
+        args = (theirs, job, home, os.getpid(), threads)
+        process = context.Process(target=_serve, args=args)
         process.start()
         theirs.close()
         return cls(process, ours)
@@ -132,7 +140,8 @@ def run_parallel(
     pool: list[_Worker] = []
     finished = False
     try:
-        pool.extend(_Worker.start(context, job) for _ in range(min(workers, len(tasks))))
+        n = min(workers, len(tasks))
+        pool.extend(_Worker.start(context, job, threads_per_worker(n)) for _ in range(n))
         _drive(pool, tasks)
         finished = True
     finally:

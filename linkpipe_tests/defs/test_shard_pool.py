@@ -18,6 +18,12 @@ SCRIPT = textwrap.dedent(
             raise ValueError("shard bad is broken")
         if key["shard"] == "die":
             os._exit(7)
+        if key["shard"].startswith("threads"):
+            import torch
+            from threadpoolctl import threadpool_info
+            blas = sorted({p["num_threads"] for p in threadpool_info()})
+            progress.report(f"threads torch {torch.get_num_threads()} blas {blas}", 1, 1)
+            return
         for i in range(3):
             progress.report("work-" + key["shard"], i + 1, 3)
             time.sleep(0.1)
@@ -65,3 +71,11 @@ def test_a_worker_that_dies_is_named_with_its_exit_code(tmp_path):
         "raised RuntimeError the worker process of shard {'shard': 'die'} died "
         "(exit code 7) NoneType"
     )
+
+
+def test_workers_share_the_cores_instead_of_each_library_taking_them_all(tmp_path):
+    from linkpipe.lib.threads import threads_per_worker
+
+    out = _run(tmp_path, "threads0,threads1")
+    each = threads_per_worker(2)
+    assert out == f"ok {[(f'threads torch {each} blas [{each}]', 1, 1)]}"
