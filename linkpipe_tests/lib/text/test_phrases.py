@@ -124,4 +124,61 @@ def test_a_sentence_parsed_in_a_batch_or_alone_gets_the_same_parse() -> None:
     assert batch.parsed_sentences == len(set(sentences))
     for sentence in sentences:
         assert batch.cache[sentence] == alone.parse(sentence)
-    assert alone.parse(sentences[0]) == parse_of(load_parser()(sentences[0]))
+    parser = load_parser()
+    assert parser is not None
+    assert alone.parse(sentences[0]) == parse_of(parser.nlp(sentences[0]), parser.rules)
+
+
+def _demo_texts() -> list[str]:
+    from pathlib import Path
+
+    from selectolax.lexbor import LexborHTMLParser as HTMLParser
+
+    import linkpipe
+
+    root = Path(linkpipe.__file__).parent / "demo_site"
+    texts = []
+    for page in sorted(root.rglob("*.html")):
+        body = HTMLParser(page.read_text(encoding="utf-8")).body
+        texts += [p.text(separator=" ").strip() for p in body.css("p, li, h1, h2")] if body else []
+    return [t for t in texts if t]
+
+
+def test_parts_of_speech_and_parse_equal_spacys_own_components_on_the_demo_site() -> None:
+    # the attribute ruler's POS patterns are applied without its matcher (pos_rules.py): the
+    # demo site's every paragraph, list item and heading must get what the component gives
+    import spacy
+
+    from linkpipe.lib.text.phrases import PIPELINES, load_parser
+
+    parser = load_parser()
+    assert parser is not None and parser.rules is not None
+    assert "attribute_ruler" in parser.nlp.disabled
+    name = next(n for n in PIPELINES if spacy.util.is_package(n))
+    full = spacy.load(name, exclude=["ner", "lemmatizer"])
+    texts = _demo_texts() + [
+        "There is something that anyone can do, but nobody does it.",
+        "If it is ready, they said that it was, although it wasn't.",
+    ]
+    assert len(texts) > 500
+    pos_seen: set[str] = set()
+    for text, doc in zip(texts, full.pipe(texts), strict=True):
+        parse = parser.parse(text)
+        assert parse.pos == tuple(t.pos_ for t in doc), text
+        assert parse.heads == tuple(t.head.i for t in doc), text
+        assert parse.starts == tuple(t.idx for t in doc), text
+        pos_seen |= set(parse.pos)
+    # the exceptions of the rules, not only the tag map, are exercised
+    assert {"PRON", "SCONJ", "NOUN", "PROPN", "VERB", "AUX", "NUM", "PUNCT"} <= pos_seen
+
+
+def test_subtree_edges_hold_every_descendant() -> None:
+    from linkpipe.lib.text.phrases import _subtree_edges
+
+    # 0 <- 1 (root) -> 3 -> 2 ; 4 -> 1 ; a non-projective arc: 5 hangs from 0
+    heads = (1, 1, 3, 1, 1, 0)
+    left, right = _subtree_edges(heads)
+    assert left == (0, 0, 2, 2, 4, 5)
+    assert right == (5, 5, 2, 3, 4, 5)
+    # a cycle in bad input ends instead of looping
+    assert _subtree_edges((1, 0)) == ((0, 0), (1, 1))
