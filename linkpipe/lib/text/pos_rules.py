@@ -88,8 +88,7 @@ class PosRules:
         self.single_by_tag: dict[str, list[PosRule]] = defaultdict(list)
         self.single_other: list[PosRule] = []
         self.longer: list[PosRule] = []
-        self.attrs_memo: dict[Hashable, TokenAttrs] = {}
-        self.single_memo: dict[Hashable, tuple[int, str]] = {}
+        self.memo: dict[Hashable, _Seen] = {}
         for rule in rules:
             if len(rule.tokens) > 1:
                 self.longer.append(rule)
@@ -120,35 +119,39 @@ class PosRules:
         self, keys: Sequence[Hashable], attrs_of: Callable[[Hashable], TokenAttrs]
     ) -> list[str]:
         """The coarse part of speech of each token ("" where no pattern sets one). ``keys``
-        identify the tokens' attributes (spaCy's string ids), ``attrs_of`` reads them; both
-        the attributes and a single token's verdict are remembered by key, so a token seen
-        before costs a dictionary lookup."""
-        tokens = [self._attrs(key, attrs_of) for key in keys]
-        best = [self._single(key, token) for key, token in zip(keys, tokens, strict=True)]
-        for rule in self.longer:
-            for start in range(len(tokens) - len(rule.tokens) + 1):
-                if rule.matches_at(tokens, start):
+        identify the tokens' attributes (spaCy's string ids), ``attrs_of`` reads them; what a
+        token's attributes decide alone is remembered by key, so a token seen before costs a
+        dictionary lookup."""
+        seen = [self._seen(key, attrs_of) for key in keys]
+        best = [s.best for s in seen]
+        for start, first in enumerate(seen):
+            for rule in first.starts:  # longer patterns whose first token this one matches
+                tokens = [s.attrs for s in seen[start : start + len(rule.tokens)]]
+                if rule.matches_at(tokens, 0):
                     at = start + (rule.index % len(rule.tokens))
                     if rule.order > best[at][0]:
                         best[at] = (rule.order, rule.pos)
         return [pos for _, pos in best]
 
-    def _attrs(self, key: Hashable, attrs_of: Callable[[Hashable], TokenAttrs]) -> TokenAttrs:
-        found = self.attrs_memo.get(key)
+    def _seen(self, key: Hashable, attrs_of: Callable[[Hashable], TokenAttrs]) -> _Seen:
+        """What a token's attributes decide alone: the last single-token rule that matches it
+        and the longer rules it may start (remembered by key)."""
+        found = self.memo.get(key)
         if found is None:
-            if len(self.attrs_memo) >= MEMO_SIZE:
-                self.attrs_memo.clear()
-                self.single_memo.clear()
-            found = self.attrs_memo[key] = attrs_of(key)
+            if len(self.memo) >= MEMO_SIZE:
+                self.memo.clear()
+            token = attrs_of(key)
+            best = (-1, "")
+            for rule in (*self.single_by_tag.get(token[0], ()), *self.single_other):
+                if rule.order > best[0] and rule.matches_at((token,), 0):
+                    best = (rule.order, rule.pos)
+            starts = tuple(r for r in self.longer if all(t.holds(token) for t in r.tokens[0]))
+            found = self.memo[key] = _Seen(token, best, starts)
         return found
 
-    def _single(self, key: Hashable, token: TokenAttrs) -> tuple[int, str]:
-        """The last single-token rule that matches the token, as (order, pos)."""
-        found = self.single_memo.get(key)
-        if found is None:
-            found = (-1, "")
-            for rule in (*self.single_by_tag.get(token[0], ()), *self.single_other):
-                if rule.order > found[0] and rule.matches_at((token,), 0):
-                    found = (rule.order, rule.pos)
-            self.single_memo[key] = found
-        return found
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    attrs: TokenAttrs
+    best: tuple[int, str]  # (order, pos) of the last single-token rule that matches
+    starts: tuple[PosRule, ...]  # the longer rules whose first token matches
