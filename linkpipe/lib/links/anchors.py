@@ -16,11 +16,13 @@ opportunities, :class:`AnchorLedger` keeps anchors varied and non-overlapping.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,6 +44,18 @@ STOP_STEMS = frozenset(phrase_key(" ".join(STOPWORDS)))
 WORD_OK_RE = re.compile(r"^[^\W\d_][\w'\-]*$", re.UNICODE)
 
 SentenceRange = tuple[int, int, int, int, int]  # (paragraph_idx, start, end, tok_lo, tok_hi)
+MAX_PARSE_ROUNDS = 64  # rounds of place_in_rounds before the rest parse one at a time
+K = TypeVar("K")
+T = TypeVar("T")
+
+
+class ParseNeeded(Exception):
+    """A judgement needs the parse of ``sentence``, not made yet (see
+    :meth:`SourceText.deferred_parses`)."""
+
+    def __init__(self, sentence: str) -> None:
+        super().__init__(sentence)
+        self.sentence = sentence
 
 
 @dataclass
@@ -58,39 +72,44 @@ class SourceText:
         self.stems = [t[0] for t in self.tokens]
         if self.judge is None:
             self.judge = default_judge()
-        self.prepared = False  # every linkable sentence parsed (see prepare)
+        self.deferring = False  # see deferred_parses
+
+    def _sentence(self, sent_start: int, sent_end: int) -> str:
+        """The sentence's text; while deferring, :class:`ParseNeeded` when it is not parsed."""
+        assert self.judge is not None
+        sentence = self.text[sent_start:sent_end]
+        if self.deferring and not self.judge.knows(sentence):
+            raise ParseNeeded(sentence)
+        return sentence
 
     def well_formed(self, start: int, end: int, sent_start: int, sent_end: int) -> bool:
         """Whether ``text[start:end]`` is a well-formed phrase of the sentence
         ``text[sent_start:sent_end]`` (see :mod:`linkpipe.lib.text.phrases`)."""
         assert self.judge is not None
-        sentence = self.text[sent_start:sent_end]
+        sentence = self._sentence(sent_start, sent_end)
         return self.judge.well_formed(sentence, start - sent_start, end - sent_start)
 
     def names_a_thing(self, start: int, end: int, sent_start: int, sent_end: int) -> bool:
         """Whether ``text[start:end]`` is used as a noun or name in its sentence (see
         :meth:`PhraseJudge.names_a_thing`)."""
         assert self.judge is not None
-        sentence = self.text[sent_start:sent_end]
+        sentence = self._sentence(sent_start, sent_end)
         return self.judge.names_a_thing(sentence, start - sent_start, end - sent_start)
 
-    def prepare(self) -> None:
-        """Parse every linkable sentence in one batch (about twice as fast per sentence as
-        parsing each when first judged; a page's anchors look at most of its sentences)."""
-        assert self.judge is not None
-        self.judge.prepare(self.text[s:e] for _, s, e, _, _ in self.ranges)
-        self.prepared = True
-
-    def prepare_some(self, sentences: list[str]) -> None:
-        """Parse the given sentences of this text not parsed yet, in one batch."""
-        assert self.judge is not None
-        self.judge.prepare(sentences)
+    @contextlib.contextmanager
+    def deferred_parses(self) -> Iterator[None]:
+        """Inside the block a judgement that needs a sentence not parsed yet raises
+        :class:`ParseNeeded` instead of parsing it alone (see :func:`place_in_rounds`)."""
+        self.deferring = True
+        try:
+            yield
+        finally:
+            self.deferring = False
 
     def forget_parses(self) -> None:
         """Drop the cached parses of this text's sentences (see :meth:`PhraseJudge.forget`)."""
         assert self.judge is not None
         self.judge.forget(self.text[s:e] for _, s, e, _, _ in self.ranges)
-        self.prepared = False
 
     def repair(
         self, start: int, end: int, sent_start: int, sent_end: int
@@ -98,7 +117,7 @@ class SourceText:
         """The smallest well-formed phrase of the sentence around ``text[start:end]``, in
         offsets of the text; None when there is none (see :meth:`PhraseJudge.repair`)."""
         assert self.judge is not None
-        sentence = self.text[sent_start:sent_end]
+        sentence = self._sentence(sent_start, sent_end)
         span = self.judge.repair(sentence, start - sent_start, end - sent_start)
         return None if span is None else (span[0] + sent_start, span[1] + sent_start)
 
@@ -142,6 +161,36 @@ class SourceText:
             for i in range(lo, hi):
                 out[self.stems[i]].append((i, number))
         return out
+
+
+def place_in_rounds(jobs: dict[K, tuple[SourceText, Callable[[], T]]]) -> dict[K, T]:
+    """The result of every job (a placement in its source text), with the sentences the jobs
+    judge parsed in shared batches. In each round every unfinished job runs until it needs a
+    sentence not parsed yet (:class:`ParseNeeded`); the round's sentences, of every source, are
+    parsed together and the stopped jobs run again from the start (their earlier verdicts are
+    cached, so a rerun is cheap). Only the sentences some placement judges are parsed, nearly
+    all in batches (a parse costs about half as much in a batch as alone); a parse is the same
+    either way, so are the results."""
+    done: dict[K, T] = {}
+    pending = list(jobs)
+    for _ in range(MAX_PARSE_ROUNDS):
+        if not pending:
+            return done
+        needed: dict[int, tuple[PhraseJudge, dict[str, None]]] = {}
+        waiting = []
+        for key in pending:
+            src, job = jobs[key]
+            try:
+                with src.deferred_parses():
+                    done[key] = job()
+            except ParseNeeded as need:
+                assert src.judge is not None
+                needed.setdefault(id(src.judge), (src.judge, {}))[1][need.sentence] = None
+                waiting.append(key)
+        for judge, sentences in needed.values():
+            judge.prepare(sentences)
+        pending = waiting
+    return done | {key: jobs[key][1]() for key in pending}  # parsed one at a time
 
 
 @dataclass

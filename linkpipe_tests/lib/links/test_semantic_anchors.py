@@ -109,17 +109,47 @@ def test_best_window_per_sentence_exact_names_first() -> None:
     assert choices[0].sentence_start == TEXT.index("Continue")
 
 
-def test_likely_sentences_are_those_of_each_targets_closest_windows():
-    from linkpipe.lib.links.semantic_anchors import likely_sentences
+def test_placing_in_rounds_parses_only_the_judged_sentences_in_batches_with_the_same_result():
+    from linkpipe.lib.links.anchors import place_in_rounds
+    from linkpipe.lib.text.phrases import PhraseJudge, load_parser
 
-    src = _source()
-    vecs = window_vectors(src, _vectors(src))
-    sims = np.zeros((len(vecs.windows), 2), np.float32)
-    last = len(vecs.windows) - 1
-    sims[0, 0], sims[last, 1] = 1.0, 1.0  # target 0 likes the first window, 1 the last
-    first_sentence = src.text[vecs.windows[0][3] : vecs.windows[0][4]]
-    last_sentence = src.text[vecs.windows[last][3] : vecs.windows[last][4]]
-    assert likely_sentences(src, vecs, sims, per_target=1) == sorted(
-        {first_sentence, last_sentence}, key=src.text.index
-    )
-    assert likely_sentences(src, vecs, sims[:, :0]) == []
+    class CountingJudge(PhraseJudge):
+        def __init__(self) -> None:
+            super().__init__(load_parser())
+            self.batches: list[list[str]] = []
+            self.alone: list[str] = []
+
+        def prepare(self, sentences):  # type: ignore[no-untyped-def]
+            todo = [s for s in sentences if s not in self.cache]
+            if todo:
+                self.batches.append(todo)
+            super().prepare(todo)
+
+        def parse(self, sentence):  # type: ignore[no-untyped-def]
+            if sentence not in self.cache:
+                self.alone.append(sentence)
+            return super().parse(sentence)
+
+    targets = {
+        "masks": TargetProfile("/masks", [("Layer masks", "title")], {"layer": 1.0, "mask": 1.0}),
+        "archive": TargetProfile("/archive", [], {"archiv": 1.0, "refresh": 0.5}),
+    }
+    results = {}
+    for rounds in (True, False):
+        src = _source()
+        src.judge = judge = CountingJudge()
+        vecs = window_vectors(src, _vectors(src))
+
+        def job(target: TargetProfile, src: SourceText = src, vecs=vecs):  # type: ignore[no-untyped-def]
+            return place_anchor_semantic(src, vecs, target, vecs.matrix[0], min_quality=-1.0)
+
+        jobs = {name: (src, lambda t=t: job(t)) for name, t in targets.items()}
+        results[rounds] = place_in_rounds(jobs) if rounds else {n: j() for n, (_, j) in jobs.items()}
+        if rounds:
+            assert judge.alone == []  # every parse in a batch
+            assert sum(map(len, judge.batches)) == len(judge.cache)  # each sentence once
+            judged = {c.sentence for found in results[True].values() for c in found}
+            assert judged <= set(judge.cache)
+            assert "See the brush dynamics." not in judge.cache  # no window there: never parsed
+    assert results[True] == results[False]
+    assert [c.anchor_text for c in results[True]["masks"]][0] == "layer masks"
