@@ -89,12 +89,21 @@ class PosRules:
         self.single_other: list[PosRule] = []
         self.longer: list[PosRule] = []
         self.memo: dict[Hashable, _Seen] = {}
+        self.singles_of_tag: dict[str, list[PosRule]] = {}
         for rule in rules:
             if len(rule.tokens) > 1:
                 self.longer.append(rule)
                 continue
             tag = [t.value for t in rule.tokens[0] if t.field == 0 and t.kind == "eq"]
             (self.single_by_tag[tag[0]] if tag else self.single_other).append(rule)
+
+    def _singles(self, tag: str) -> list[PosRule]:
+        """The single-token rules a token of ``tag`` may match, the highest order first."""
+        found = self.singles_of_tag.get(tag)
+        if found is None:
+            rules = [*self.single_by_tag.get(tag, ()), *self.single_other]
+            found = self.singles_of_tag[tag] = sorted(rules, key=lambda r: -r.order)
+        return found
 
     @classmethod
     def of(cls, patterns: Sequence[dict[str, Any]]) -> PosRules | None:
@@ -142,9 +151,10 @@ class PosRules:
                 self.memo.clear()
             token = attrs_of(key)
             best = (-1, "")
-            for rule in (*self.single_by_tag.get(token[0], ()), *self.single_other):
-                if rule.order > best[0] and rule.matches_at((token,), 0):
+            for rule in self._singles(token[0]):  # the highest order first: the first match wins
+                if all(t.holds(token) for t in rule.tokens[0]):
                     best = (rule.order, rule.pos)
+                    break
             starts = tuple(r for r in self.longer if all(t.holds(token) for t in r.tokens[0]))
             found = self.memo[key] = _Seen(token, best, starts)
         return found
