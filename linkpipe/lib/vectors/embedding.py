@@ -12,7 +12,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,7 +31,11 @@ class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors."""
 
     model_id: str
-    dim: int
+
+    @property
+    def dim(self) -> int:
+        """The dimension of the vectors."""
+        ...
 
     def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> Vectors:
         """Vectors of shape (len(texts), dim), L2-normalised."""
@@ -55,25 +59,44 @@ def resolve_model_path(model: str) -> str:
 
 
 class SentenceTransformerEmbedder:
-    """sentence-transformers on the CPU, batching texts of similar length together."""
+    """sentence-transformers on the CPU, batching texts of similar length together.
+
+    The model is loaded when first needed (a vector to compute, or its dimension): a refresh
+    whose texts are all in the embedding cache never loads it (about 5 CPU-s a process)."""
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32, device: str = "cpu"):
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.set_verbosity(logging.ERROR)
-        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # CLI has its own
-        path = resolve_model_path(model)
-        if os.path.isdir(path):
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        try:
-            self._model = SentenceTransformer(path, device=device)
-        except Exception as exc:  # noqa: BLE001 - any loader failure is a user-facing error
-            raise EmbeddingError(f"cannot load embedding model {model!r}: {exc}") from exc
+        self.name, self.path, self.device = model, resolve_model_path(model), device
         # The model id is the cache key: the name the user gave (a path stays a path).
-        self.model_id = "sentence-transformers/all-MiniLM-L6-v2" if path != model else model
-        self.dim = int(self._model.get_embedding_dimension() or 0)
+        self.model_id = "sentence-transformers/all-MiniLM-L6-v2" if self.path != model else model
         self.batch_size = batch_size
+        self._loaded: Any = None
+
+    @property
+    def _model(self) -> Any:
+        """The loaded SentenceTransformer (loaded now if it is not yet)."""
+        if self._loaded is None:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.set_verbosity(logging.ERROR)
+            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # CLI has its own
+            if os.path.isdir(self.path):
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            try:
+                self._loaded = SentenceTransformer(self.path, device=self.device)
+            except Exception as exc:  # noqa: BLE001 - any loader failure is a user-facing error
+                raise EmbeddingError(f"cannot load embedding model {self.name!r}: {exc}") from exc
+        return self._loaded
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model has been loaded."""
+        return self._loaded is not None
+
+    @property
+    def dim(self) -> int:
+        """The dimension of the model's vectors."""
+        return int(self._model.get_embedding_dimension() or 0)
 
     def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> Vectors:
         """Embed in length-sorted batches; report (done, total) after each batch."""

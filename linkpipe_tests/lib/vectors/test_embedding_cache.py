@@ -66,3 +66,25 @@ def test_page_embeddings_are_written_and_read_back_as_a_float32_matrix(tmp_path)
     assert np.linalg.norm(matrix, axis=1) == pytest.approx([1.0, 1.0])
     none, empty = load_crawl_vectors(db, "other")
     assert none == [] and empty.shape == (0, 0) and empty.dtype == np.float32
+
+
+def test_the_real_model_is_loaded_only_when_a_text_is_not_cached(tmp_path):
+    from linkpipe.lib.vectors.embedding import (
+        DEFAULT_MODEL,
+        EmbeddingError,
+        SentenceTransformerEmbedder,
+    )
+
+    db = tmp_path / "e.duckdb"
+    first = SentenceTransformerEmbedder(DEFAULT_MODEL)
+    assert not first.loaded and first.model_id == "sentence-transformers/all-MiniLM-L6-v2"
+    vectors, fresh = embed_cached(db, first, ["layer masks", "brush dynamics"])
+    assert first.loaded and len(fresh) == 2 and vectors.shape == (2, 384)
+    again = SentenceTransformerEmbedder(DEFAULT_MODEL)  # a refresh's new worker process
+    cached, none = embed_cached(db, again, ["brush dynamics", "layer masks"])
+    assert not again.loaded and none == set()  # every text cached: no model loaded
+    assert np.array_equal(cached, vectors[::-1])
+    missing = SentenceTransformerEmbedder(str(tmp_path / "no-model-here"))
+    assert not missing.loaded  # naming it costs nothing; using it is a clear error
+    with pytest.raises(EmbeddingError, match="cannot load embedding model"):
+        embed_cached(db, missing, ["layer masks"])
