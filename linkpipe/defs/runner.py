@@ -4,7 +4,7 @@ Site-level and page-level assets have different partition definitions, so one ru
 them all: the graph runs as five steps (site, shards, index, shards, site), each a Dagster run
 recorded in the instance under DAGSTER_HOME, so the UI shows the same materializations. Site
 steps run in this process; the shards of a page step run in parallel worker processes
-(``shard_pool``), one per core.
+(``shard_pool``), one per core, kept for every page step of the run.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from linkpipe.defs.jobs import materialize_step
 from linkpipe.defs.partitions import CRAWLS
 from linkpipe.defs.recovery import OWNER_TAG, release_dead_runs
 from linkpipe.defs.resources import LinkpipeSettings, resources_for
-from linkpipe.defs.shard_pool import default_workers, run_parallel
+from linkpipe.defs.shard_pool import ShardPool, default_workers
 from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.retention import DEFAULT_KEEP_CRAWLS
 from linkpipe.lib.run_status import (
@@ -140,12 +140,14 @@ def run_graph(
     if not steps:
         return
     start_run(db_path, crawl_id, steps[0][0])
+    workers = workers or default_workers(DEFAULT_SHARDS)
     try:
-        for label, assets, by_shard in steps:
-            set_step(db_path, crawl_id, label)
-            if on_step:
-                on_step(label)
-            _run_step(assets, by_shard, crawl_id, instance, settings, workers)
+        with ShardPool(materialize_shard, workers) as pool:
+            for label, assets, by_shard in steps:
+                set_step(db_path, crawl_id, label)
+                if on_step:
+                    on_step(label)
+                _run_step(assets, by_shard, crawl_id, instance, settings, pool)
     except BaseException as exc:
         if isinstance(exc, Exception):
             finish_run_in(db_path, crawl_id, "failed", str(exc) or type(exc).__name__)
@@ -162,17 +164,15 @@ def _run_step(
     crawl_id: str,
     instance: dg.DagsterInstance,
     settings: LinkpipeSettings,
-    workers: int | None,
+    pool: ShardPool,
 ) -> None:
-    """One step: a site-level run here, or the shards of a page-level step (in parallel
-    processes when ``workers`` > 1)."""
-    workers = workers or default_workers(DEFAULT_SHARDS)
+    """One step: a site-level run here, or the shards of a page-level step (in the run's
+    worker processes when it has more than one)."""
     if not by_shard:
         _materialize(assets, crawl_id, instance, settings)
-    elif workers > 1:
+    elif pool.workers > 1:
         names = [a.key.path[-1] for a in assets]
-        keys = _shard_keys(crawl_id)
-        run_parallel(materialize_shard, names, keys, settings.db_path, settings.model, workers)
+        pool.run(names, _shard_keys(crawl_id), settings.db_path, settings.model)
     else:
         for key in _shard_keys(crawl_id):
             _materialize(assets, dg.MultiPartitionKey(key), instance, settings)

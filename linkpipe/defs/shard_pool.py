@@ -123,6 +123,53 @@ class _Worker:
         self.conn.send(task)
 
 
+class ShardPool:
+    """Worker processes kept for every page-level step of one run (a context manager).
+
+    Workers start with the first step that needs them and serve the later steps too, so the
+    libraries and models a worker loaded (PyTorch, the embedding model, spaCy: some 7 CPU-s a
+    process) are loaded once per run, not once per step. A failure kills every worker and is
+    raised; the pool is then closed."""
+
+    def __init__(self, job: ShardJob, workers: int) -> None:
+        self.job, self.workers = job, workers
+        self.context = multiprocessing.get_context("forkserver")
+        # Workers fork from one server that imported Dagster and linkpipe once (~3 CPU-s each).
+        self.context.set_forkserver_preload(["linkpipe.defs.runner"])
+        self.pool: list[_Worker] = []
+        self.closed = False
+
+    def __enter__(self) -> ShardPool:
+        return self
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        self.close(finished=kind is None)
+
+    def run(
+        self, asset_names: Sequence[str], keys: Sequence[dict[str, str]], db_path: str | Path,
+        model: str,
+    ) -> None:  # fmt: skip
+        """Run ``job(asset_names, key, db_path, model)`` for every shard key; the first
+        failure kills the workers and is raised here."""
+        if self.closed:
+            raise RuntimeError("the shard pool is closed (an earlier step failed)")
+        tasks = [(list(asset_names), dict(key), str(db_path), model) for key in keys]
+        n = min(self.workers, len(tasks))
+        try:
+            while len(self.pool) < n:
+                self.pool.append(_Worker.start(self.context, self.job, threads_per_worker(n)))
+            _drive(self.pool, tasks)
+        except BaseException:
+            self.close(finished=False)
+            raise
+
+    def close(self, finished: bool) -> None:
+        """Let the workers exit (``finished``) or kill them."""
+        if not self.closed:
+            self.closed = True
+            _end(self.pool, finished)
+
+
 def run_parallel(
     job: ShardJob,
     asset_names: Sequence[str],
@@ -132,20 +179,9 @@ def run_parallel(
     workers: int,
 ) -> None:
     """Run ``job(asset_names, key, db_path, model)`` for every shard key in ``workers``
-    processes; the first failure kills the workers and is raised here."""
-    context = multiprocessing.get_context("forkserver")
-    # Workers fork from one server that imported Dagster and linkpipe once (~3 CPU-s a process).
-    context.set_forkserver_preload(["linkpipe.defs.runner"])
-    tasks = [(list(asset_names), dict(key), str(db_path), model) for key in keys]
-    pool: list[_Worker] = []
-    finished = False
-    try:
-        n = min(workers, len(tasks))
-        pool.extend(_Worker.start(context, job, threads_per_worker(n)) for _ in range(n))
-        _drive(pool, tasks)
-        finished = True
-    finally:
-        _end(pool, finished)
+    processes of a pool of their own (see :class:`ShardPool`)."""
+    with ShardPool(job, workers) as pool:
+        pool.run(asset_names, keys, db_path, model)
 
 
 def _drive(pool: list[_Worker], tasks: list[Task]) -> None:

@@ -79,3 +79,48 @@ def test_workers_share_the_cores_instead_of_each_library_taking_them_all(tmp_pat
     out = _run(tmp_path, "threads0,threads1")
     each = threads_per_worker(2)
     assert out == f"ok {[(f'threads torch {each} blas [{each}]', 1, 1)]}"
+
+
+POOL_SCRIPT = textwrap.dedent(
+    """
+    import os
+    from linkpipe.defs.shard_pool import ShardPool
+    from linkpipe.lib import progress
+
+    def job(names, key, db, model):
+        if key["shard"] == "bad":
+            raise ValueError("broken")
+        progress.report(f"{names[0]} {os.getpid()}", 1, 1)
+
+    if __name__ == "__main__":
+        seen = []
+        progress.set_reporter(lambda stage, done, total: seen.append(stage))
+        keys = [{"shard": "0"}, {"shard": "1"}, {"shard": "2"}]
+        with ShardPool(job, 2) as pool:
+            pool.run(["summaries"], keys, "db", "model")
+            pool.run(["candidates"], keys, "db", "model")
+            live = [w.process.is_alive() for w in pool.pool]
+        pids = {step: {s.split()[1] for s in seen if s.startswith(step)} for step in ("summaries", "candidates")}
+        print(len(pids["summaries"]), pids["summaries"] == pids["candidates"], live)
+        pool = ShardPool(job, 2)
+        try:
+            pool.run(["x"], [{"shard": "bad"}], "db", "model")
+        except ValueError:
+            pass
+        try:
+            pool.run(["x"], keys, "db", "model")
+        except RuntimeError as exc:
+            print(exc, pool.closed)
+    """
+)
+
+
+def test_workers_serve_every_step_of_a_run_and_a_failure_closes_the_pool(tmp_path):
+    script = tmp_path / "pool_steps.py"
+    script.write_text(POOL_SCRIPT)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=90)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "2 True [True, True]",  # the same two processes ran both steps
+        "the shard pool is closed (an earlier step failed) True",
+    ]
