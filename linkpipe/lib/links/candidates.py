@@ -319,61 +319,66 @@ def candidate_rows(
     encode: EncodeFn | None = None,
 ) -> list[CandidatePair]:
     """The rows of retrieved candidates; placements of pairs whose anchor key ``reuse`` knows
-    are taken from it. Sources are placed a few at a time (:func:`_place_groups`), the
-    sentences their placements judge parsed in shared batches (memory holds the windows of one
-    group). A long
-    source (see :mod:`long_sources`) is placed in parts, its words encoded part by part with
-    ``encode`` (lexically without); ``word_vectors`` need not hold it."""
-    rows: list[CandidatePair] = []
-    for group in _place_groups(found, texts):
-        rows += _group_rows(site, group, texts, word_vectors, reuse, encode)
-    return rows
-
-
-def _place_groups(found: list[Retrieved], texts: dict[str, SourceText]) -> list[list[Retrieved]]:
-    """``found`` in order, cut into groups of :data:`PLACE_GROUP` sources and
-    :data:`PLACE_GROUP_WORDS` tokens at most (a source longer than that alone)."""
-    groups: list[list[Retrieved]] = []
-    words = 0
-    for item in found:
-        src = texts.get(item.source)
-        size = len(src.tokens) if src is not None else 0
-        if not groups or len(groups[-1]) >= PLACE_GROUP or words + size > PLACE_GROUP_WORDS:
-            groups.append([])
-            words = 0
-        groups[-1].append(item)
-        words += size
-    return groups
-
-
-def _group_rows(
-    site: SiteContext,
-    group: list[Retrieved],
-    texts: dict[str, SourceText],
-    word_vectors: TokenVectors | None,
-    reuse: AnchorReuse | None,
-    encode: EncodeFn | None,
-) -> list[CandidatePair]:
-    """The rows of a few sources, their placements made together (see :func:`place_in_rounds`)."""
+    are taken from it. The sources with pairs left to place are placed a few at a time
+    (:func:`_place_groups`), the sentences their placements judge parsed in shared batches
+    (memory holds the windows of one group). A long source (see :mod:`long_sources`) is placed
+    in parts, its words encoded part by part with ``encode`` (lexically without);
+    ``word_vectors`` need not hold it."""
     plans = []
-    jobs: dict[tuple[int, int], PlaceJob] = {}
-    for n, item in enumerate(group):
+    for item in found:
         src = texts.get(item.source)
         keys = pair_keys(site, reuse, item, src)
         known = _known_choices(keys, reuse)
         if src is not None and is_long(src):
             known = list(_long_source_choices(site, item, src, known, encode))
-        elif src is not None and any(c is None for c in known):
-            token_vecs = word_vectors.of(item.source) if word_vectors else None
-            vecs = window_vectors(src, token_vecs) if token_vecs is not None else None
-            jobs |= _placement_jobs(site, src, list(item.neighbours), vecs, known, n)
-        plans.append((item, src, keys, known))
-    placed = place_in_rounds(jobs)
+        plans.append(_Plan(item, src, keys, known))
+    waiting = [p for p in plans if p.src is not None and any(c is None for c in p.known)]
+    for group in _place_groups(waiting):
+        _place_group(site, group, word_vectors)
     rows: list[CandidatePair] = []
-    for n, (item, src, keys, known) in enumerate(plans):
-        choices = [tuple(placed.get((n, i), ())) if c is None else c for i, c in enumerate(known)]
-        rows += _rows(site, item, choices, keys) + labelled_rows(site, item, src)
+    for p in plans:
+        choices = [() if c is None else c for c in p.known]  # no source text: no anchors
+        rows += _rows(site, p.item, choices, p.keys) + labelled_rows(site, p.item, p.src)
     return rows
+
+
+@dataclass(slots=True)
+class _Plan:
+    """A source's retrieved pairs, their anchor keys and placements (None: still to place)."""
+
+    item: Retrieved
+    src: SourceText | None
+    keys: list[str | None]
+    known: list[tuple[AnchorChoice, ...] | None]
+
+
+def _place_groups(plans: list[_Plan]) -> list[list[_Plan]]:
+    """``plans`` in order, cut into groups of :data:`PLACE_GROUP` sources and
+    :data:`PLACE_GROUP_WORDS` tokens at most (a source longer than that alone)."""
+    groups: list[list[_Plan]] = []
+    words = 0
+    for plan in plans:
+        size = len(plan.src.tokens) if plan.src is not None else 0
+        if not groups or len(groups[-1]) >= PLACE_GROUP or words + size > PLACE_GROUP_WORDS:
+            groups.append([])
+            words = 0
+        groups[-1].append(plan)
+        words += size
+    return groups
+
+
+def _place_group(site: SiteContext, group: list[_Plan], word_vectors: TokenVectors | None) -> None:
+    """Fill in the missing placements of a few sources, made together (see
+    :func:`place_in_rounds`): semantic with ``word_vectors``, lexical without."""
+    jobs: dict[tuple[int, int], PlaceJob] = {}
+    for n, plan in enumerate(group):
+        assert plan.src is not None
+        token_vecs = word_vectors.of(plan.item.source) if word_vectors else None
+        vecs = window_vectors(plan.src, token_vecs) if token_vecs is not None else None
+        jobs |= _placement_jobs(site, plan.src, list(plan.item.neighbours), vecs, plan.known, n)
+    placed = place_in_rounds(jobs)
+    for n, plan in enumerate(group):
+        plan.known = [tuple(placed[(n, i)]) if c is None else c for i, c in enumerate(plan.known)]
 
 
 def _placement_jobs(

@@ -134,18 +134,20 @@ def test_a_candidate_row_reads_back_as_written() -> None:
 
 def test_sources_are_placed_in_groups_bounded_in_count_and_words():
     from linkpipe.lib.links import candidates
-    from linkpipe.lib.links.candidates import Retrieved, _place_groups
+    from linkpipe.lib.links.candidates import Retrieved, _place_groups, _Plan
     from linkpipe.lib.text.phrases import PhraseJudge
 
-    def text(words: int) -> SourceText:
-        return SourceText(" ".join(["word"] * words), [], judge=PhraseJudge(None))
+    def plan(name: str, words: int | None) -> _Plan:
+        text = None
+        if words is not None:
+            text = SourceText(" ".join(["word"] * words), [], judge=PhraseJudge(None))
+        return _Plan(Retrieved(name, {}, {}), text, [], [])
 
     sizes = [10] * 20 + [6_000, 6_000, 20_000, 5]
-    texts = {f"/p{i}": text(n) for i, n in enumerate(sizes)}
-    found = [Retrieved(f"/p{i}", {}, {}) for i in range(len(sizes))] + [Retrieved("/gone", {}, {})]
-    groups = [[r.source for r in g] for g in _place_groups(found, texts)]
+    plans = [plan(f"/p{i}", n) for i, n in enumerate(sizes)] + [plan("/gone", None)]
+    groups = [[p.item.source for p in g] for g in _place_groups(plans)]
     assert candidates.PLACE_GROUP == 16 and candidates.PLACE_GROUP_WORDS == 10_000
     assert [len(g) for g in groups] == [16, 5, 1, 1, 2]  # 16 pages; 4 + 6,000 words; ...
     assert groups[1][-1] == "/p20" and groups[2] == ["/p21"] and groups[3] == ["/p22"]
     assert groups[4] == ["/p23", "/gone"]  # a source without text weighs nothing
-    assert [r for g in groups for r in g] == [r.source for r in found]  # order kept
+    assert [r for g in groups for r in g] == [p.item.source for p in plans]  # order kept
