@@ -30,6 +30,7 @@ from linkpipe.lib.run_status import (
     set_step,
     start_run,
 )
+from linkpipe.lib.storage import fetch_dicts, open_db
 
 DAGSTER_YAML = """\
 # written by linkpipe (rewritten when linkpipe's defaults change; remove this line to keep edits)
@@ -94,6 +95,10 @@ def _materialize(
 
 
 Step = tuple[str, list[dg.AssetsDefinition], bool]
+# Estimated CPU of the page steps (measured on the 1k benchmark site, docs/benchmarks.md):
+CHANGED_PAGE_CPU_S = 0.15  # a new or changed page: extraction, embedding, its anchors
+SITE_PAGE_CPU_S = 0.015  # every page, once any changed: retrieval and rows of its candidates
+PARALLEL_MIN_CPU_S = 60.0  # below this, one worker: more would spend more on loading than saved
 
 
 def _steps(stages: tuple[str, ...]) -> list[Step]:
@@ -123,7 +128,7 @@ def run_graph(
     """Materialize every asset of the graph for ``crawl_id``; ``on_step(label)`` before each step.
 
     ``stages`` names the assets to run (``"all"``: every one); ``workers`` is the number of
-    processes for the shards of a page step (default: one per core, at most one per shard);
+    processes for the shards of a page step (default: :func:`run_workers`);
     ``keep_crawls`` the crawls of the site the published copy holds (default 7).
 
     The run is recorded in ``crawl_runs``: running with this process as owner, then failed or
@@ -140,13 +145,14 @@ def run_graph(
     if not steps:
         return
     start_run(db_path, crawl_id, steps[0][0])
-    workers = workers or default_workers(DEFAULT_SHARDS)
     try:
-        with ShardPool(materialize_shard, workers) as pool:
+        with ShardPool(materialize_shard, workers or 0) as pool:
             for label, assets, by_shard in steps:
                 set_step(db_path, crawl_id, label)
                 if on_step:
                     on_step(label)
+                if by_shard and not pool.workers:  # decided once the crawl is stored
+                    pool.workers = run_workers(db_path, crawl_id)
                 _run_step(assets, by_shard, crawl_id, instance, settings, pool)
     except BaseException as exc:
         if isinstance(exc, Exception):
@@ -156,6 +162,23 @@ def run_graph(
         raise
     if not any(a.key.path[-1] == "published_snapshot" for _, assets, _ in steps for a in assets):
         finish_run_in(db_path, crawl_id, "partial")
+
+
+def run_workers(db_path: str | Path, crawl_id: str) -> int:
+    """Worker processes for the page steps of a run: one per core (``LINKPIPE_WORKERS`` when
+    set), or one when the crawl brings too little work to pay for more. Each worker loads the
+    libraries and models once (about 7 CPU-s: PyTorch, the embedding model, spaCy), so a
+    refresh that changed a few pages of a small site costs less in one process; the estimate
+    is :data:`CHANGED_PAGE_CPU_S` per new or changed page plus, when any page changed (every
+    shard then recomputes its candidates), :data:`SITE_PAGE_CPU_S` per page."""
+    configured = default_workers(DEFAULT_SHARDS)
+    if configured == 1 or os.environ.get("LINKPIPE_WORKERS", "").isdigit():
+        return configured
+    with open_db(db_path) as con:
+        work = fetch_dicts(con, "read/count_changed_pages", [crawl_id])[0]
+    changed, pages = int(work["changed"] or 0), int(work["pages"] or 0)
+    estimate = changed * CHANGED_PAGE_CPU_S + (pages * SITE_PAGE_CPU_S if changed else 0.0)
+    return configured if estimate >= PARALLEL_MIN_CPU_S else 1
 
 
 def _run_step(

@@ -37,6 +37,7 @@ def _start(db: Path, url: str, crawl_id: str, model: str) -> subprocess.Popen[st
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its workers share the session: we can tell when all ended
+        env=os.environ | {"LINKPIPE_WORKERS": "2"},  # worker processes even for a small site
     )
 
 

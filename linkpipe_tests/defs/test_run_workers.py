@@ -1,0 +1,56 @@
+"""How many worker processes a run's page steps get: one per core for real work, one for a
+refresh that changed too little to pay for loading the models twice."""
+
+import pytest
+
+from linkpipe.defs import runner
+from linkpipe.lib.stages.crawl_export import register_crawl
+from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
+
+SITE = "http://site.test/"
+
+
+def _crawl(db, crawl_id: str, pages: dict[str, str]) -> None:
+    register_crawl(db, crawl_id, SITE, "crawler", "", {})
+    rows = [
+        {"url": SITE + u, "shard": 0, "status": 200, "content_hash": h} for u, h in pages.items()
+    ]
+    rows.append(
+        {"url": SITE + "asset.pdf", "shard": 0, "status": 200, "content_hash": ""}
+    )  # no HTML
+    with open_db(db) as con:
+        write_partition(con, crawl_id, {"crawl_pages": rows})
+
+
+def _work(db, crawl_id: str) -> dict[str, int]:
+    with open_db(db) as con:
+        return fetch_dicts(con, "read/count_changed_pages", [crawl_id])[0]
+
+
+@pytest.fixture
+def cores(monkeypatch):
+    monkeypatch.delenv("LINKPIPE_WORKERS", raising=False)
+    monkeypatch.setattr(runner, "default_workers", lambda shards: 2)
+
+
+def test_a_refresh_counts_its_new_and_changed_pages_against_the_previous_crawl(tmp_path):
+    db = tmp_path / "w.duckdb"
+    _crawl(db, "c1", {f"p{i}": f"h{i}" for i in range(40)})
+    assert _work(db, "c1") == {"pages": 40, "changed": 40}  # a first crawl: everything is new
+    pages = {f"p{i}": f"h{i}" for i in range(40)} | {"p3": "edited", "new": "h-new"}
+    _crawl(db, "c2", pages)
+    assert _work(db, "c2") == {"pages": 41, "changed": 2}  # p3 edited, one new page
+    _crawl(db, "c3", pages)
+    assert _work(db, "c3") == {"pages": 41, "changed": 0}  # compared with c2, the latest
+
+
+def test_workers_follow_the_estimated_work_unless_configured(tmp_path, cores, monkeypatch):
+    db = tmp_path / "w.duckdb"
+    _crawl(db, "c1", {f"p{i}": f"h{i}" for i in range(400)})
+    _crawl(db, "c2", {f"p{i}": f"h{i}" for i in range(400)} | {"p1": "edited"})
+    # 400 new pages: 400 * 0.15 + 400 * 0.015 = 66 CPU-s >= 60: both cores
+    assert runner.run_workers(db, "c1") == 2
+    # one page edited: 0.15 + 400 * 0.015 = 6.15 CPU-s: one worker does it all
+    assert runner.run_workers(db, "c2") == 1
+    monkeypatch.setenv("LINKPIPE_WORKERS", "2")  # the user's choice stands
+    assert runner.run_workers(db, "c2") == 2
