@@ -31,6 +31,7 @@ from linkpipe.lib.run_status import (
     start_run,
 )
 from linkpipe.lib.storage import fetch_dicts, open_db
+from linkpipe.lib.threads import limited_threads, threads_per_worker
 
 DAGSTER_YAML = """\
 # written by linkpipe (rewritten when linkpipe's defaults change; remove this line to keep edits)
@@ -152,7 +153,7 @@ def run_graph(
                 if on_step:
                     on_step(label)
                 if by_shard and not pool.workers:  # decided once the crawl is stored
-                    pool.workers = run_workers(db_path, crawl_id)
+                    pool.workers, pool.threads = run_workers(db_path, crawl_id)
                 _run_step(assets, by_shard, crawl_id, instance, settings, pool)
     except BaseException as exc:
         if isinstance(exc, Exception):
@@ -164,21 +165,25 @@ def run_graph(
         finish_run_in(db_path, crawl_id, "partial")
 
 
-def run_workers(db_path: str | Path, crawl_id: str) -> int:
-    """Worker processes for the page steps of a run: one per core (``LINKPIPE_WORKERS`` when
-    set), or one when the crawl brings too little work to pay for more. Each worker loads the
-    libraries and models once (about 7 CPU-s: PyTorch, the embedding model, spaCy), so a
-    refresh that changed a few pages of a small site costs less in one process; the estimate
-    is :data:`CHANGED_PAGE_CPU_S` per new or changed page plus, when any page changed (every
-    shard then recomputes its candidates), :data:`SITE_PAGE_CPU_S` per page."""
+def run_workers(db_path: str | Path, crawl_id: str) -> tuple[int, int]:
+    """(worker processes, library threads in each) for the page steps of a run: one worker per
+    core (``LINKPIPE_WORKERS`` when set) with ``cores // workers`` threads, or one worker with
+    one thread when the crawl brings too little work to pay for more. Each worker loads the
+    libraries and models once (about 7 CPU-s: PyTorch, the embedding model, spaCy), and extra
+    library threads spin more than they save on small work, so a refresh that changed a few
+    pages costs least in one thread of one process. The estimate is
+    :data:`CHANGED_PAGE_CPU_S` per new or changed page plus, when any page changed (every shard
+    then recomputes its candidates), :data:`SITE_PAGE_CPU_S` per page."""
     configured = default_workers(DEFAULT_SHARDS)
     if configured == 1 or os.environ.get("LINKPIPE_WORKERS", "").isdigit():
-        return configured
+        return configured, threads_per_worker(configured)
     with open_db(db_path) as con:
         work = fetch_dicts(con, "read/count_changed_pages", [crawl_id])[0]
     changed, pages = int(work["changed"] or 0), int(work["pages"] or 0)
     estimate = changed * CHANGED_PAGE_CPU_S + (pages * SITE_PAGE_CPU_S if changed else 0.0)
-    return configured if estimate >= PARALLEL_MIN_CPU_S else 1
+    if estimate < PARALLEL_MIN_CPU_S:
+        return 1, 1
+    return configured, threads_per_worker(configured)
 
 
 def _run_step(
@@ -197,8 +202,9 @@ def _run_step(
         names = [a.key.path[-1] for a in assets]
         pool.run(names, _shard_keys(crawl_id), settings.db_path, settings.model)
     else:
-        for key in _shard_keys(crawl_id):
-            _materialize(assets, dg.MultiPartitionKey(key), instance, settings)
+        with limited_threads(pool.threads or threads_per_worker(1)):
+            for key in _shard_keys(crawl_id):
+                _materialize(assets, dg.MultiPartitionKey(key), instance, settings)
 
 
 def materialize_shard(

@@ -131,8 +131,9 @@ class ShardPool:
     process) are loaded once per run, not once per step. A failure kills every worker and is
     raised; the pool is then closed."""
 
-    def __init__(self, job: ShardJob, workers: int) -> None:
-        self.job, self.workers = job, workers
+    def __init__(self, job: ShardJob, workers: int, threads: int = 0) -> None:
+        """``threads``: library threads of each worker (0: ``cores // workers``)."""
+        self.job, self.workers, self.threads = job, workers, threads
         self.context = multiprocessing.get_context("forkserver")
         # Workers fork from one server that imported Dagster and linkpipe once (~3 CPU-s each).
         self.context.set_forkserver_preload(["linkpipe.defs.runner"])
@@ -156,8 +157,9 @@ class ShardPool:
         tasks = [(list(asset_names), dict(key), str(db_path), model) for key in keys]
         n = min(self.workers, len(tasks))
         try:
+            threads = self.threads or threads_per_worker(n)
             while len(self.pool) < n:
-                self.pool.append(_Worker.start(self.context, self.job, threads_per_worker(n)))
+                self.pool.append(_Worker.start(self.context, self.job, threads))
             _drive(self.pool, tasks)
         except BaseException:
             self.close(finished=False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -290,11 +291,39 @@ def _ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     execute(con, "write/upsert_schema_hash", [wanted])
 
 
+_SHARED = threading.local()  # file -> the connection of an enclosing one_connection block
+
+
+@contextmanager
+def one_connection(db_path: str | Path) -> Iterator[None]:
+    """Inside the block every :func:`open_db` of this file (in this thread) uses one connection,
+    opened for writing. An open costs about 20 ms of CPU (DuckDB starts a database instance,
+    even for an empty file), and a stage's reads open the file many times; use it around a
+    stage's reads or its SQL-only work, never around long computation: while it is open, other
+    processes wait for the file."""
+    key = str(Path(db_path).resolve())
+    shared: dict[str, duckdb.DuckDBPyConnection] = _SHARED.__dict__.setdefault("files", {})
+    if key in shared:
+        yield
+        return
+    with open_db(db_path) as con:
+        shared[key] = con
+        try:
+            yield
+        finally:
+            del shared[key]
+
+
 @contextmanager
 def open_db(
     db_path: str | Path, read_only: bool = False, wait_s: float = 120.0
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Context-managed :func:`connect` that waits while another process holds the file lock."""
+    """Context-managed :func:`connect` that waits while another process holds the file lock
+    (inside :func:`one_connection`, that block's connection)."""
+    shared = _SHARED.__dict__.get("files", {}).get(str(Path(db_path).resolve()))
+    if shared is not None:
+        yield shared
+        return
     deadline = time.monotonic() + wait_s
     while True:
         try:

@@ -48,9 +48,10 @@ def test_workers_follow_the_estimated_work_unless_configured(tmp_path, cores, mo
     db = tmp_path / "w.duckdb"
     _crawl(db, "c1", {f"p{i}": f"h{i}" for i in range(400)})
     _crawl(db, "c2", {f"p{i}": f"h{i}" for i in range(400)} | {"p1": "edited"})
+    each = runner.threads_per_worker(2)
     # 400 new pages: 400 * 0.15 + 400 * 0.015 = 66 CPU-s >= 60: both cores
-    assert runner.run_workers(db, "c1") == 2
-    # one page edited: 0.15 + 400 * 0.015 = 6.15 CPU-s: one worker does it all
-    assert runner.run_workers(db, "c2") == 1
+    assert runner.run_workers(db, "c1") == (2, each)
+    # one page edited: 0.15 + 400 * 0.015 = 6.15 CPU-s: one worker, one thread, does it all
+    assert runner.run_workers(db, "c2") == (1, 1)
     monkeypatch.setenv("LINKPIPE_WORKERS", "2")  # the user's choice stands
-    assert runner.run_workers(db, "c2") == 2
+    assert runner.run_workers(db, "c2") == (2, each)

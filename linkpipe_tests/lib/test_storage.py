@@ -511,3 +511,22 @@ def test_schema_runs_once_per_version_of_the_sql(tmp_path):
             "SELECT count(*) FROM duckdb_views() WHERE view_name = 'v_opportunities'"
         ).fetchone() == (1,)
         assert con.execute("SELECT sql_hash FROM linkpipe_schema").fetchall() == wanted
+
+
+def test_one_connection_serves_every_open_of_its_file_inside_the_block(tmp_path):
+    from linkpipe.lib.storage import one_connection, open_db
+
+    db, other = tmp_path / "one.duckdb", tmp_path / "other.duckdb"
+    with open_db(db) as first, open_db(db) as second:
+        assert first is not second  # outside a block: an open each
+    with one_connection(db):
+        with open_db(db) as a:
+            a.execute("CREATE TABLE t (x INT)")
+            a.execute("INSERT INTO t VALUES (1)")
+        with open_db(db, read_only=True) as b, one_connection(db), open_db(db) as c:
+            assert a is b is c  # reads, a nested block and writes share it
+            assert b.execute("SELECT x FROM t").fetchall() == [(1,)]
+        with open_db(other) as d:
+            assert d is not a  # another file has its own
+    with open_db(db, read_only=True) as e:  # closed at the end: the file opens read-only again
+        assert e is not a and e.execute("SELECT count(*) FROM t").fetchall() == [(1,)]

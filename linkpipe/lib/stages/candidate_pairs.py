@@ -42,6 +42,7 @@ from linkpipe.lib.storage import (
     CopiedRows,
     PartitionRows,
     fetch_dicts,
+    one_connection,
     open_db,
     stored_config,
     write_partition,
@@ -94,14 +95,16 @@ def materialize_candidate_pairs(
     links, the shard's own main texts, sentences and link spans, and (``reuse``) the previous
     crawl's placements of the shard by anchor key. With ``reuse``, a shard whose inputs are
     those of an earlier crawl's shard (:func:`inputs_digest`) copies that shard's rows."""
-    digest = inputs_digest(db_path, crawl_id, shard, model, k)
-    if reuse and (copied := copy_unchanged_shard(db_path, crawl_id, shard, digest)) is not None:
-        return copied
-    site = load_site_context(db_path, crawl_id)
-    ann = load_ann_index(db_path, crawl_id)
-    with open_db(db_path) as con:
-        texts = _source_texts(con, crawl_id, shard)
-        previous = _previous_placements(con, crawl_id, shard) if reuse else ({}, None)
+    with one_connection(db_path):  # reads and the SQL copy: one open of the file
+        digest = inputs_digest(db_path, crawl_id, shard, model, k)
+        copied = copy_unchanged_shard(db_path, crawl_id, shard, digest) if reuse else None
+        if copied is not None:
+            return copied
+        site = load_site_context(db_path, crawl_id)
+        ann = load_ann_index(db_path, crawl_id)
+        with open_db(db_path) as con:
+            texts = _source_texts(con, crawl_id, shard)
+            previous = _previous_placements(con, crawl_id, shard) if reuse else ({}, None)
     encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
     known = AnchorReuse(model, encode is not None, previous[0])
     rows = shard_candidates(site, ann, texts, shard, encode, k, known)
