@@ -18,10 +18,13 @@ GENERIC_ANCHORS = frozenset(
 
 @functools.lru_cache(maxsize=1 << 18)
 def stem(word: str) -> str:
-    """A light English stem: plural, -ing, -ed and final -e removed ("updating" = "update").
+    """A light English stem: possessive 's, plural, -ing, -ed and final -e removed ("updating" =
+    "update").
 
     Cached: a site's words are Zipf-distributed, so most calls are repeats."""
     w = word.lower().strip("'-")
+    if w.endswith("'s"):  # a possessive: "ikiwiki's" is "ikiwiki", "boss's" is "boss"
+        w = w[:-2]
     if len(w) > 4 and w.endswith("ies"):
         w = w[:-3] + "y"
     elif (
