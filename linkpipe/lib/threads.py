@@ -17,6 +17,11 @@ from collections.abc import Iterator
 from threadpoolctl import threadpool_limits
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# libraries with thread pools of their own: (module, getter, setter)
+LIBRARIES = (
+    ("torch", "get_num_threads", "set_num_threads"),
+    ("faiss", "omp_get_max_threads", "omp_set_num_threads"),
+)
 
 
 def cores() -> int:
@@ -41,12 +46,10 @@ def limited_threads(threads: int) -> Iterator[None]:
     # a library first loaded inside the block gets the process's usual count back after it
     configured = saved["OMP_NUM_THREADS"] or ""
     usual = int(configured) if configured.isdigit() and int(configured) > 0 else cores()
-    torch_before = _torch_threads(None)
-    faiss_before = _faiss_threads(None)
+    before = _set_threads(None)
     try:
         with threadpool_limits(limits=threads):
-            _torch_threads(threads)
-            _faiss_threads(threads)
+            _set_threads(threads)
             yield
     finally:
         for name, value in saved.items():
@@ -54,27 +57,28 @@ def limited_threads(threads: int) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-        _torch_threads(torch_before or usual)
-        _faiss_threads(faiss_before or usual)
+        _restore_threads(before, usual)
 
 
-def _torch_threads(threads: int | None) -> int | None:
-    """PyTorch's intra-op threads now; set to ``threads`` when given (only if it is loaded)."""
-    torch = sys.modules.get("torch")
-    if torch is None or not hasattr(torch, "get_num_threads"):
+def _set_threads(threads: int | None) -> list[int | None]:
+    """Each of :data:`LIBRARIES`' thread count now (None: not loaded), set to ``threads`` when
+    given."""
+    return [_library_threads(lib, threads) for lib in LIBRARIES]
+
+
+def _restore_threads(before: list[int | None], usual: int) -> None:
+    """Set each library back to its count in ``before`` (``usual`` if it was loaded since)."""
+    for lib, count in zip(LIBRARIES, before, strict=True):
+        _library_threads(lib, count or usual)
+
+
+def _library_threads(lib: tuple[str, str, str], threads: int | None) -> int | None:
+    """A library's thread count now, set to ``threads`` when given (only if it is loaded)."""
+    name, get, put = lib
+    module = sys.modules.get(name)
+    if module is None or not hasattr(module, get):
         return None
-    before = int(torch.get_num_threads())
+    before = int(getattr(module, get)())
     if threads is not None:
-        torch.set_num_threads(threads)
-    return before
-
-
-def _faiss_threads(threads: int | None) -> int | None:
-    """FAISS's OpenMP threads now; set to ``threads`` when given (only if it is loaded)."""
-    faiss = sys.modules.get("faiss")
-    if faiss is None or not hasattr(faiss, "omp_get_max_threads"):
-        return None
-    before = int(faiss.omp_get_max_threads())
-    if threads is not None:
-        faiss.omp_set_num_threads(threads)
+        getattr(module, put)(threads)
     return before
