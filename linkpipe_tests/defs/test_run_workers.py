@@ -10,8 +10,8 @@ from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
 SITE = "http://site.test/"
 
 
-def _crawl(db, crawl_id: str, pages: dict[str, str]) -> None:
-    register_crawl(db, crawl_id, SITE, "crawler", "", {})
+def _crawl(db, crawl_id: str, pages: dict[str, str], source: str = "crawler") -> None:
+    register_crawl(db, crawl_id, SITE, source, "", {})
     rows = [
         {"url": SITE + u, "shard": 0, "status": 200, "content_hash": h} for u, h in pages.items()
     ]
@@ -42,6 +42,14 @@ def test_a_refresh_counts_its_new_and_changed_pages_against_the_previous_crawl(t
     assert _work(db, "c2") == {"pages": 41, "changed": 2}  # p3 edited, one new page
     _crawl(db, "c3", pages)
     assert _work(db, "c3") == {"pages": 41, "changed": 0}  # compared with c2, the latest
+
+
+def test_every_page_of_an_import_is_work(tmp_path):
+    db = tmp_path / "w.duckdb"
+    _crawl(db, "i1", {"a": "", "b": ""}, source="screaming_frog")
+    _crawl(db, "i2", {"a": "", "b": ""}, source="screaming_frog")
+    # no HTML to compare: every page (the PDF row too) is summarised and embedded again
+    assert _work(db, "i2") == {"pages": 3, "changed": 3}
 
 
 def test_workers_follow_the_estimated_work_unless_configured(tmp_path, cores, monkeypatch):
