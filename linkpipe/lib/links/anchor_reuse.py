@@ -30,8 +30,17 @@ from linkpipe.lib.links.anchors import AnchorChoice, SourceText, TargetProfile
 
 # Modules whose code decides placements: an edit to any of them changes every key.
 _PLACING_MODULES = (
-    ("linkpipe.lib.links", ("anchors.py", "semantic_anchors.py", "candidates.py")),
-    ("linkpipe.lib.text", ("phrases.py", "lexical.py", "stopwords.py")),
+    (
+        "linkpipe.lib.links",
+        (
+            "anchors.py",
+            "semantic_anchors.py",
+            "candidates.py",
+            "site_context.py",
+            "long_sources.py",
+        ),
+    ),
+    ("linkpipe.lib.text", ("phrases.py", "pos_rules.py", "lexical.py", "stopwords.py")),
 )
 
 

@@ -1,29 +1,24 @@
-"""Candidate pairs for a shard of source pages: semantic neighbours plus lexical mentions,
-joined with TF-IDF, link-graph evidence and the best anchor placement."""
+"""Candidate pairs for a shard of source pages: the targets retrieval finds (see
+:mod:`retrieval`), joined with TF-IDF, link-graph evidence and the best anchor placement."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from linkpipe.lib.links import anchor_reuse
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import (
-    STOP_STEMS,
-    UBIQUITOUS_DOC_SHARE,
-    UBIQUITOUS_MIN_PAGES,
     AnchorChoice,
     SourceText,
-    TargetProfile,
     name_quality,
     place_anchor,
     place_in_rounds,
-    target_phrases,
 )
 from linkpipe.lib.links.long_sources import is_long, iter_parts, merge_choices
+from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.semantic_anchors import (
     EncodeFn,
@@ -33,98 +28,14 @@ from linkpipe.lib.links.semantic_anchors import (
     place_anchor_semantic,
     window_vectors,
 )
-from linkpipe.lib.links.site_models import SiteModels, SitePage, build_site_models, page_names
-from linkpipe.lib.text.lexical import phrase_key
-from linkpipe.lib.text.mentions import Mention
-from linkpipe.lib.text.tfidf import pair_cosines
+from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.vectors.ann import AnnIndex
 
-__all__ = ["Retrieved", "SiteContext", "SitePage", "build_candidates", "retrieve"]
-
-MIN_MENTION_PROBABILITY = 0.05  # a mention below this does not make a pair a candidate
-SINGLE_WORD_ANCHOR_PROBABILITY = 0.3  # a one-word name is an anchor when linked this often
-PROFILE_TERMS = 40  # weighted terms of a target profile
 # Sources placed together, their judged sentences parsed in shared batches: at most this many,
 # and at most PLACE_GROUP_WORDS tokens of them (about 60 MB of window vectors at 384 dimensions).
 PLACE_GROUP = 16
 PLACE_GROUP_WORDS = 10_000
 PlaceJob = tuple[SourceText, "Callable[[], list[AnchorChoice]]"]
-
-
-@dataclass
-class SiteContext:
-    """Site-level inputs shared by every shard: pages, vectors, existing links and the site
-    models (TF-IDF, lexical index, name dictionary). Without ``prebuilt`` models they are built
-    here from the pages' main texts (small sites, tests); shards read the stored ones.
-    ``ubiquitous``: the stems at least half of the site's pages use (see
-    :data:`~linkpipe.lib.links.anchors.UBIQUITOUS_DOC_SHARE`), found once per site."""
-
-    pages: list[SitePage]
-    vectors: np.ndarray
-    content_links: dict[str, set[str]] = field(default_factory=dict)  # source -> targets
-    nav_links: dict[str, set[str]] = field(default_factory=dict)
-    known_anchors: dict[str, list[str]] = field(default_factory=dict)  # target -> anchors
-    prebuilt: SiteModels | None = None
-
-    def __post_init__(self) -> None:
-        self.row_of = {p.url: i for i, p in enumerate(self.pages)}
-        self.models = self.prebuilt or build_site_models(
-            self.pages, self.pages, self.content_links, self.known_anchors
-        )
-        self.mentions = self.models.mentions
-        self.ubiquitous = self.models.tfidf.stems_in_share(
-            UBIQUITOUS_DOC_SHARE, UBIQUITOUS_MIN_PAGES
-        )
-        self.ubiquitous_digest = anchor_reuse.stems_digest(self.ubiquitous)
-        self.linked_from: dict[str, set[str]] = defaultdict(set)  # target -> sources (content)
-        for src, targets in self.content_links.items():
-            for t in targets:
-                self.linked_from[t].add(src)
-        self._profiles: dict[str, TargetProfile] = {}
-        self._target_keys: dict[tuple[str, bool], str] = {}
-
-    def names(self, page: SitePage) -> list[tuple[str, str]]:
-        """The phrases that name a page: title, H1 and the anchors other pages use for it."""
-        return page_names(page, self.known_anchors)
-
-    def profile(self, url: str) -> TargetProfile:
-        """The target profile of a page (cached)."""
-        if url not in self._profiles:
-            page = self.pages[self.row_of[url]]
-            row = self.models.tfidf.row_of.get(url)
-            terms = {} if row is None else self.models.tfidf.top_terms(row, PROFILE_TERMS)
-            for phrase, _ in target_phrases(page.title, page.h1, page.slug, []):
-                for stem in phrase_key(phrase):
-                    if stem not in STOP_STEMS:
-                        terms[stem] = 1.0  # words of the target's own title weigh most
-            phrases = self.names(page) + ([(page.slug, "slug")] if page.slug else [])
-            single = frozenset(
-                key
-                for key in map(phrase_key, (p for p, _ in phrases))
-                if len(key) == 1
-                and self.mentions.probability(key, url)[0] >= SINGLE_WORD_ANCHOR_PROBABILITY
-            )
-            self._profiles[url] = TargetProfile(url, phrases, terms, single)
-        return self._profiles[url]
-
-    def target_key(self, url: str, weighted: bool = True) -> str:
-        """Digest of the target's profile and vector and of the site's ubiquitous stems (see
-        :mod:`anchor_reuse`; cached)."""
-        if (url, weighted) not in self._target_keys:
-            vector = self.vectors[self.row_of[url]].tobytes()
-            profile = self.profile(url)
-            key = anchor_reuse.target_key(profile, vector, weighted, self.ubiquitous_digest)
-            self._target_keys[(url, weighted)] = key
-        return self._target_keys[(url, weighted)]
-
-    def lexical_sims(self, source: str, targets: list[str]) -> np.ndarray:
-        """TF-IDF cosine of the source with each target (0 for a page without a row)."""
-        rows = self.models.tfidf.row_of
-        if source not in rows:
-            return np.zeros(len(targets))
-        pairs = [(rows[source], rows[t]) for t in targets if t in rows]
-        sims = iter(pair_cosines(self.models.tfidf.matrix, pairs))
-        return np.array([next(sims) if t in rows else 0.0 for t in targets])
 
 
 def _place(
@@ -159,25 +70,6 @@ def window_sims(
     return sims
 
 
-def named_targets(site: SiteContext, source: str, src: SourceText) -> dict[str, Mention]:
-    """Targets the source names (title, H1 or known anchor), with their link probability."""
-    stems = [t[0] for t in src.tokens]
-    return site.mentions.mentions_in(stems, exclude={source})
-
-
-def tfidf_neighbours(site: SiteContext, sources: list[str], k: int) -> list[list[str]]:
-    """For each source, up to ``k`` pages of highest TF-IDF cosine, best first, found through
-    the lexical index (its recall against comparing with every page is measured with the
-    site models)."""
-    tfidf = site.models.tfidf
-    rows = [tfidf.row_of.get(s, -1) for s in sources]
-    found = iter(site.models.index.neighbours([r for r in rows if r >= 0], k))
-    return [
-        [] if row < 0 else [tfidf.urls[j] for j in next(found) if tfidf.urls[j] in site.row_of]
-        for row in rows
-    ]
-
-
 def graph_signals(site: SiteContext, source: str, target: str) -> tuple[float, float]:
     """(co-citation, shared neighbours): pages linking to both, and Jaccard of out-links."""
     a, b = site.linked_from.get(source, set()), site.linked_from.get(target, set())
@@ -187,96 +79,6 @@ def graph_signals(site: SiteContext, source: str, target: str) -> tuple[float, f
     out_b = site.content_links.get(target, set()) - {source}
     union = out_a | out_b
     return cocitation, (len(out_a & out_b) / len(union) if union else 0.0)
-
-
-@dataclass(frozen=True, slots=True)
-class CandidateLimits:
-    """How many candidates of each kind a source gets."""
-
-    k: int = 20  # nearest pages by embedding
-    min_similarity: float = 0.2  # embedding neighbours below this are no candidates
-    k_lexical: int = 10  # nearest pages by TF-IDF
-    k_mention: int = 20  # pages the source names, by link probability
-
-
-@dataclass(frozen=True, slots=True)
-class Retrieved:
-    """A source's candidate targets before anchors are placed: target -> (semantic rank or 0,
-    similarity), in order, and the targets its text names; ``linked``: the targets the same
-    search found that the source already links in content (see :func:`linked_neighbours`)."""
-
-    source: str
-    neighbours: dict[str, tuple[int, float]]
-    named: dict[str, Mention]
-    linked: dict[str, float] = field(default_factory=dict)  # labelled pairs: target -> sim
-
-
-def retrieve(
-    site: SiteContext,
-    sources: list[str],
-    texts: dict[str, SourceText],
-    ann: AnnIndex,
-    limits: CandidateLimits,
-) -> list[Retrieved]:
-    """The candidate targets of each source (of the site): its ``k`` nearest pages by
-    embedding, ``k_lexical`` nearest by TF-IDF and the ``k_mention`` pages it names most
-    convincingly (title, H1 or known anchor, by link probability); pages the source already
-    links to in its content are skipped."""
-    sources = [s for s in sources if s in site.row_of]
-    if not sources:
-        return []
-    query = site.vectors[[site.row_of[s] for s in sources]]
-    # Already-linked pages do not use up the k places: search deeper for pages that link a lot.
-    most_linked = max(len(site.content_links.get(s, ())) for s in sources)
-    sims, ids = ann.search(query, min(limits.k + 1 + most_linked, limits.k + 1 + 200))
-    lexical_top = tfidf_neighbours(site, sources, limits.k_lexical + 1 + most_linked)
-    found = []
-    for qi, source in enumerate(sources):
-        src_text = texts.get(source)
-        named = named_targets(site, source, src_text) if src_text is not None else {}
-        neighbours = semantic_neighbours(site, source, ann, sims[qi], ids[qi], limits)
-        for target in other_targets(site, source, lexical_top[qi], named, limits):
-            if target not in neighbours:
-                sim = float(query[qi] @ site.vectors[site.row_of[target]])
-                neighbours[target] = (0, sim)
-        hits = (sims[qi], ids[qi])
-        linked = linked_neighbours(site, source, ann, hits, lexical_top[qi], named, limits)
-        found.append(Retrieved(source, neighbours, named, linked))
-    return found
-
-
-def linked_neighbours(
-    site: SiteContext,
-    source: str,
-    ann: AnnIndex,
-    hits: tuple[np.ndarray, np.ndarray],
-    lexical_top: list[str],
-    named: dict[str, Mention],
-    limits: CandidateLimits | None = None,
-) -> dict[str, float]:
-    """The targets the source already links in content that its candidate search reached
-    (embedding neighbours down to the last candidate, TF-IDF neighbours, names): target ->
-    similarity. They are the site's labelled pairs, drawn from the same neighbourhood as the
-    candidates (see :mod:`linkpipe.lib.links.weights`)."""
-    limits = limits or CandidateLimits()
-    linked = site.content_links.get(source, set())
-    found: dict[str, float] = {}
-    unlinked = 0
-    for sim, idx in zip(*hits, strict=True):
-        if idx < 0 or ann.urls[idx] == source or sim < limits.min_similarity:
-            continue
-        if ann.urls[idx] not in linked:
-            unlinked += 1
-            if unlinked >= limits.k:
-                break
-        elif ann.urls[idx] in site.row_of:
-            found[ann.urls[idx]] = float(sim)
-    names = [m.target for m in named.values() if m.probability >= MIN_MENTION_PROBABILITY]
-    vector = site.vectors[site.row_of[source]]
-    for target in [*lexical_top, *sorted(names)]:
-        if target in linked and target != source and target not in found and target in site.row_of:
-            found[target] = float(vector @ site.vectors[site.row_of[target]])
-    return found
 
 
 def pair_keys(
@@ -451,50 +253,6 @@ def _long_source_choices(
             found[i].append((offset, placed[(0, i)]))
         part.forget_parses()  # a long page's sentences are not seen again: memory holds one part
     return [merge_choices(found[i]) if c is None else c for i, c in enumerate(known)]
-
-
-def semantic_neighbours(
-    site: SiteContext,
-    source: str,
-    ann: AnnIndex,
-    sims: np.ndarray,
-    ids: np.ndarray,
-    limits: CandidateLimits,
-) -> dict[str, tuple[int, float]]:
-    """The source's embedding neighbours not linked yet: target -> (rank, similarity).
-
-    The rank counts every neighbour but the source itself, linked or not."""
-    linked = site.content_links.get(source, set())
-    neighbours: dict[str, tuple[int, float]] = {}
-    rank = 0
-    for sim, idx in zip(sims, ids, strict=True):
-        if idx < 0 or ann.urls[idx] == source:
-            continue
-        rank += 1
-        if sim >= limits.min_similarity and ann.urls[idx] not in linked:
-            neighbours[ann.urls[idx]] = (rank, float(sim))
-            if len(neighbours) >= limits.k:
-                break
-    return neighbours
-
-
-def other_targets(
-    site: SiteContext,
-    source: str,
-    lexical_top: list[str],
-    named: dict[str, Mention],
-    limits: CandidateLimits,
-) -> list[str]:
-    """TF-IDF neighbours, then the pages the source names most convincingly (not linked yet)."""
-    linked = site.content_links.get(source, set())
-    extra = [t for t in lexical_top if t != source and t not in linked][: limits.k_lexical]
-    strong = [
-        m
-        for m in named.values()
-        if m.probability >= MIN_MENTION_PROBABILITY and m.target not in linked
-    ]
-    strong.sort(key=lambda m: (-m.probability, m.target))
-    return extra + [m.target for m in strong[: limits.k_mention]]
 
 
 def _rows(

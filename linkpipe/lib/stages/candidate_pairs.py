@@ -23,16 +23,12 @@ from linkpipe.lib import progress
 from linkpipe.lib.hashing import library_code_digest
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText
-from linkpipe.lib.links.candidates import (
-    CandidateLimits,
-    SiteContext,
-    candidate_rows,
-    pair_keys,
-    retrieve,
-)
+from linkpipe.lib.links.candidates import candidate_rows, pair_keys
 from linkpipe.lib.links.long_sources import is_long
+from linkpipe.lib.links.retrieval import CandidateLimits, retrieve
 from linkpipe.lib.links.rows import CandidatePair, anchors_of_record, records
 from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
+from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.stages.ann_index import load_ann_index
 from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.stages.link_graph import load_existing_links

@@ -6,8 +6,10 @@ from dataclasses import replace
 import numpy as np
 
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText, name_quality
-from linkpipe.lib.links.candidates import SiteContext, SitePage, build_candidates
+from linkpipe.lib.links.candidates import build_candidates
 from linkpipe.lib.links.rows import CandidatePair
+from linkpipe.lib.links.site_context import SiteContext
+from linkpipe.lib.links.site_models import SitePage
 from linkpipe.lib.vectors.ann import build_index
 
 TEXTS = {
@@ -134,7 +136,8 @@ def test_a_candidate_row_reads_back_as_written() -> None:
 
 def test_sources_are_placed_in_groups_bounded_in_count_and_words():
     from linkpipe.lib.links import candidates
-    from linkpipe.lib.links.candidates import Retrieved, _place_groups, _Plan
+    from linkpipe.lib.links.candidates import _place_groups, _Plan
+    from linkpipe.lib.links.retrieval import Retrieved
     from linkpipe.lib.text.phrases import PhraseJudge
 
     def plan(name: str, words: int | None) -> _Plan:

@@ -6,19 +6,16 @@ from __future__ import annotations
 import numpy as np
 
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText, TargetProfile
-from linkpipe.lib.links.candidates import (
-    CandidateLimits,
-    SiteContext,
-    SitePage,
-    candidate_rows,
-    retrieve,
-)
+from linkpipe.lib.links.candidates import candidate_rows
 from linkpipe.lib.links.long_sources import is_long, merge_choices, split_source
+from linkpipe.lib.links.retrieval import CandidateLimits, retrieve
 from linkpipe.lib.links.semantic_anchors import (
     encode_sources,
     place_anchor_semantic,
     window_vectors,
 )
+from linkpipe.lib.links.site_context import SiteContext
+from linkpipe.lib.links.site_models import SitePage
 from linkpipe.lib.text.phrases import PhraseJudge
 from linkpipe.lib.vectors.ann import build_index
 

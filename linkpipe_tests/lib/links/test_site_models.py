@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from linkpipe.lib.links.anchors import STOP_STEMS, SourceText
-from linkpipe.lib.links.candidates import SiteContext, build_candidates
+from linkpipe.lib.links.candidates import build_candidates
+from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.site_models import (
     MAX_TEXT_CHARS,
     SitePage,

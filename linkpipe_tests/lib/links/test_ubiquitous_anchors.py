@@ -7,8 +7,10 @@ import numpy as np
 from linkpipe.lib.content.extraction import extract_main_content
 from linkpipe.lib.links import anchor_reuse
 from linkpipe.lib.links.anchors import SourceText, TargetProfile, best_windows, place_anchor
-from linkpipe.lib.links.candidates import SiteContext, SitePage, build_candidates
+from linkpipe.lib.links.candidates import build_candidates
 from linkpipe.lib.links.semantic_anchors import encode_sources, semantic_windows, window_vectors
+from linkpipe.lib.links.site_context import SiteContext
+from linkpipe.lib.links.site_models import SitePage
 from linkpipe.lib.vectors.ann import build_index
 from linkpipe_tests.lib.links.word_vectors import seeded_unit_vectors
 

@@ -4,7 +4,7 @@ same rows as a fresh build of every model."""
 import pytest
 
 from linkpipe.lib.hashing import DEFAULT_SHARDS
-from linkpipe.lib.links.candidates import SiteContext
+from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.stages import candidate_pairs as stage
 from linkpipe.lib.stages.candidate_pairs import load_site_context, materialize_candidate_pairs
 from linkpipe.lib.stages.site_models import (

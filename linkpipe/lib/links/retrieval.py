@@ -1,0 +1,169 @@
+"""Retrieval: the candidate targets of each source page, by embedding (the ANN index), by
+TF-IDF (the lexical index) and by the names its text mentions; pages it already links in its
+content are skipped, and found again as the site's labelled pairs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from linkpipe.lib.links.anchors import SourceText
+from linkpipe.lib.links.site_context import SiteContext
+from linkpipe.lib.text.mentions import Mention
+from linkpipe.lib.vectors.ann import AnnIndex
+
+MIN_MENTION_PROBABILITY = 0.05  # a mention below this does not make a pair a candidate
+
+
+def named_targets(site: SiteContext, source: str, src: SourceText) -> dict[str, Mention]:
+    """Targets the source names (title, H1 or known anchor), with their link probability."""
+    stems = [t[0] for t in src.tokens]
+    return site.mentions.mentions_in(stems, exclude={source})
+
+
+def tfidf_neighbours(site: SiteContext, sources: list[str], k: int) -> list[list[str]]:
+    """For each source, up to ``k`` pages of highest TF-IDF cosine, best first, found through
+    the lexical index (its recall against comparing with every page is measured with the
+    site models)."""
+    tfidf = site.models.tfidf
+    rows = [tfidf.row_of.get(s, -1) for s in sources]
+    found = iter(site.models.index.neighbours([r for r in rows if r >= 0], k))
+    return [
+        [] if row < 0 else [tfidf.urls[j] for j in next(found) if tfidf.urls[j] in site.row_of]
+        for row in rows
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateLimits:
+    """How many candidates of each kind a source gets."""
+
+    k: int = 20  # nearest pages by embedding
+    min_similarity: float = 0.2  # embedding neighbours below this are no candidates
+    k_lexical: int = 10  # nearest pages by TF-IDF
+    k_mention: int = 20  # pages the source names, by link probability
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """A source's candidate targets before anchors are placed: target -> (semantic rank or 0,
+    similarity), in order, and the targets its text names; ``linked``: the targets the same
+    search found that the source already links in content (see :func:`linked_neighbours`)."""
+
+    source: str
+    neighbours: dict[str, tuple[int, float]]
+    named: dict[str, Mention]
+    linked: dict[str, float] = field(default_factory=dict)  # labelled pairs: target -> sim
+
+
+def retrieve(
+    site: SiteContext,
+    sources: list[str],
+    texts: dict[str, SourceText],
+    ann: AnnIndex,
+    limits: CandidateLimits,
+) -> list[Retrieved]:
+    """The candidate targets of each source (of the site): its ``k`` nearest pages by
+    embedding, ``k_lexical`` nearest by TF-IDF and the ``k_mention`` pages it names most
+    convincingly (title, H1 or known anchor, by link probability); pages the source already
+    links to in its content are skipped."""
+    sources = [s for s in sources if s in site.row_of]
+    if not sources:
+        return []
+    query = site.vectors[[site.row_of[s] for s in sources]]
+    # Already-linked pages do not use up the k places: search deeper for pages that link a lot.
+    most_linked = max(len(site.content_links.get(s, ())) for s in sources)
+    sims, ids = ann.search(query, min(limits.k + 1 + most_linked, limits.k + 1 + 200))
+    lexical_top = tfidf_neighbours(site, sources, limits.k_lexical + 1 + most_linked)
+    found = []
+    for qi, source in enumerate(sources):
+        src_text = texts.get(source)
+        named = named_targets(site, source, src_text) if src_text is not None else {}
+        neighbours = semantic_neighbours(site, source, ann, sims[qi], ids[qi], limits)
+        for target in other_targets(site, source, lexical_top[qi], named, limits):
+            if target not in neighbours:
+                sim = float(query[qi] @ site.vectors[site.row_of[target]])
+                neighbours[target] = (0, sim)
+        hits = (sims[qi], ids[qi])
+        linked = linked_neighbours(site, source, ann, hits, lexical_top[qi], named, limits)
+        found.append(Retrieved(source, neighbours, named, linked))
+    return found
+
+
+def linked_neighbours(
+    site: SiteContext,
+    source: str,
+    ann: AnnIndex,
+    hits: tuple[np.ndarray, np.ndarray],
+    lexical_top: list[str],
+    named: dict[str, Mention],
+    limits: CandidateLimits | None = None,
+) -> dict[str, float]:
+    """The targets the source already links in content that its candidate search reached
+    (embedding neighbours down to the last candidate, TF-IDF neighbours, names): target ->
+    similarity. They are the site's labelled pairs, drawn from the same neighbourhood as the
+    candidates (see :mod:`linkpipe.lib.links.weights`)."""
+    limits = limits or CandidateLimits()
+    linked = site.content_links.get(source, set())
+    found: dict[str, float] = {}
+    unlinked = 0
+    for sim, idx in zip(*hits, strict=True):
+        if idx < 0 or ann.urls[idx] == source or sim < limits.min_similarity:
+            continue
+        if ann.urls[idx] not in linked:
+            unlinked += 1
+            if unlinked >= limits.k:
+                break
+        elif ann.urls[idx] in site.row_of:
+            found[ann.urls[idx]] = float(sim)
+    names = [m.target for m in named.values() if m.probability >= MIN_MENTION_PROBABILITY]
+    vector = site.vectors[site.row_of[source]]
+    for target in [*lexical_top, *sorted(names)]:
+        if target in linked and target != source and target not in found and target in site.row_of:
+            found[target] = float(vector @ site.vectors[site.row_of[target]])
+    return found
+
+
+def semantic_neighbours(
+    site: SiteContext,
+    source: str,
+    ann: AnnIndex,
+    sims: np.ndarray,
+    ids: np.ndarray,
+    limits: CandidateLimits,
+) -> dict[str, tuple[int, float]]:
+    """The source's embedding neighbours not linked yet: target -> (rank, similarity).
+
+    The rank counts every neighbour but the source itself, linked or not."""
+    linked = site.content_links.get(source, set())
+    neighbours: dict[str, tuple[int, float]] = {}
+    rank = 0
+    for sim, idx in zip(sims, ids, strict=True):
+        if idx < 0 or ann.urls[idx] == source:
+            continue
+        rank += 1
+        if sim >= limits.min_similarity and ann.urls[idx] not in linked:
+            neighbours[ann.urls[idx]] = (rank, float(sim))
+            if len(neighbours) >= limits.k:
+                break
+    return neighbours
+
+
+def other_targets(
+    site: SiteContext,
+    source: str,
+    lexical_top: list[str],
+    named: dict[str, Mention],
+    limits: CandidateLimits,
+) -> list[str]:
+    """TF-IDF neighbours, then the pages the source names most convincingly (not linked yet)."""
+    linked = site.content_links.get(source, set())
+    extra = [t for t in lexical_top if t != source and t not in linked][: limits.k_lexical]
+    strong = [
+        m
+        for m in named.values()
+        if m.probability >= MIN_MENTION_PROBABILITY and m.target not in linked
+    ]
+    strong.sort(key=lambda m: (-m.probability, m.target))
+    return extra + [m.target for m in strong[: limits.k_mention]]
