@@ -172,20 +172,6 @@ class ShardPool:
             _end(self.pool, finished)
 
 
-def run_parallel(
-    job: ShardJob,
-    asset_names: Sequence[str],
-    keys: Sequence[dict[str, str]],
-    db_path: str | Path,
-    model: str,
-    workers: int,
-) -> None:
-    """Run ``job(asset_names, key, db_path, model)`` for every shard key in ``workers``
-    processes of a pool of their own (see :class:`ShardPool`)."""
-    with ShardPool(job, workers) as pool:
-        pool.run(asset_names, keys, db_path, model)
-
-
 def _drive(pool: list[_Worker], tasks: list[Task]) -> None:
     """Hand out the tasks, forward progress, and raise the first failure as soon as it comes."""
     queued = list(reversed(tasks))

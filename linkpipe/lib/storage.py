@@ -320,7 +320,8 @@ def open_db(
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Context-managed :func:`connect` that waits while another process holds the file lock
     (inside :func:`one_connection`, that block's connection)."""
-    shared = _SHARED.__dict__.get("files", {}).get(str(Path(db_path).resolve()))
+    files = _SHARED.__dict__.get("files")  # only inside a one_connection block
+    shared = files.get(str(Path(db_path).resolve())) if files else None
     if shared is not None:
         yield shared
         return

@@ -10,7 +10,7 @@ import pytest
 SCRIPT = textwrap.dedent(
     """
     import os, sys, time
-    from linkpipe.defs.shard_pool import run_parallel
+    from linkpipe.defs.shard_pool import ShardPool
     from linkpipe.lib import progress
 
     def job(names, key, db, model):
@@ -33,7 +33,8 @@ SCRIPT = textwrap.dedent(
         progress.set_reporter(lambda stage, done, total: seen.append((stage, done, total)))
         keys = [{"shard": k} for k in sys.argv[1].split(",")]
         try:
-            run_parallel(job, [], keys, "db", "model", 2)
+            with ShardPool(job, 2) as pool:
+                pool.run([], keys, "db", "model")
         except Exception as exc:
             print("raised", type(exc).__name__, exc, type(exc.__cause__).__name__)
         else:

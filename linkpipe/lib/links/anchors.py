@@ -20,13 +20,13 @@ import contextlib
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from linkpipe.lib.links.parse_rounds import ParseNeeded
 from linkpipe.lib.text.lexical import is_generic_anchor, phrase_key, tokens_with_offsets
 from linkpipe.lib.text.phrases import PhraseJudge, default_judge
 from linkpipe.lib.text.stopwords import STOPWORDS
@@ -44,20 +44,6 @@ STOP_STEMS = frozenset(phrase_key(" ".join(STOPWORDS)))
 WORD_OK_RE = re.compile(r"^[^\W\d_][\w'\-]*$", re.UNICODE)
 
 SentenceRange = tuple[int, int, int, int, int]  # (paragraph_idx, start, end, tok_lo, tok_hi)
-MAX_PARSE_ROUNDS = 64  # rounds of place_in_rounds before the rest parse one at a time
-K = TypeVar("K")
-T = TypeVar("T")
-
-
-class ParseNeeded(Exception):
-    """A judgement needs the parse of ``sentence``, not made yet (see
-    :meth:`SourceText.deferred_parses`)."""
-
-    def __init__(self, sentence: str) -> None:
-        super().__init__(sentence)
-        self.sentence = sentence
-
-
 @dataclass
 class SourceText:
     """The source page's main text with its sentences and existing-link spans."""
@@ -99,7 +85,8 @@ class SourceText:
     @contextlib.contextmanager
     def deferred_parses(self) -> Iterator[None]:
         """Inside the block a judgement that needs a sentence not parsed yet raises
-        :class:`ParseNeeded` instead of parsing it alone (see :func:`place_in_rounds`)."""
+        :class:`ParseNeeded` instead of parsing it alone (see
+        :func:`~linkpipe.lib.links.parse_rounds.place_in_rounds`)."""
         self.deferring = True
         try:
             yield
@@ -161,36 +148,6 @@ class SourceText:
             for i in range(lo, hi):
                 out[self.stems[i]].append((i, number))
         return out
-
-
-def place_in_rounds(jobs: dict[K, tuple[SourceText, Callable[[], T]]]) -> dict[K, T]:
-    """The result of every job (a placement in its source text), with the sentences the jobs
-    judge parsed in shared batches. In each round every unfinished job runs until it needs a
-    sentence not parsed yet (:class:`ParseNeeded`); the round's sentences, of every source, are
-    parsed together and the stopped jobs run again from the start (their earlier verdicts are
-    cached, so a rerun is cheap). Only the sentences some placement judges are parsed, nearly
-    all in batches (a parse costs about half as much in a batch as alone); a parse is the same
-    either way, so are the results."""
-    done: dict[K, T] = {}
-    pending = list(jobs)
-    for _ in range(MAX_PARSE_ROUNDS):
-        if not pending:
-            return done
-        needed: dict[int, tuple[PhraseJudge, dict[str, None]]] = {}
-        waiting = []
-        for key in pending:
-            src, job = jobs[key]
-            try:
-                with src.deferred_parses():
-                    done[key] = job()
-            except ParseNeeded as need:
-                assert src.judge is not None
-                needed.setdefault(id(src.judge), (src.judge, {}))[1][need.sentence] = None
-                waiting.append(key)
-        for judge, sentences in needed.values():
-            judge.prepare(sentences)
-        pending = waiting
-    return done | {key: jobs[key][1]() for key in pending}  # parsed one at a time
 
 
 @dataclass

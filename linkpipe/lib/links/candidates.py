@@ -15,9 +15,9 @@ from linkpipe.lib.links.anchors import (
     SourceText,
     name_quality,
     place_anchor,
-    place_in_rounds,
 )
 from linkpipe.lib.links.long_sources import is_long, iter_parts, merge_choices
+from linkpipe.lib.links.parse_rounds import place_in_rounds
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.semantic_anchors import (

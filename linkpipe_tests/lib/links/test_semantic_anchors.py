@@ -110,7 +110,7 @@ def test_best_window_per_sentence_exact_names_first() -> None:
 
 
 def test_placing_in_rounds_parses_only_the_judged_sentences_in_batches_with_the_same_result():
-    from linkpipe.lib.links.anchors import place_in_rounds
+    from linkpipe.lib.links.parse_rounds import place_in_rounds
     from linkpipe.lib.text.phrases import PhraseJudge, load_parser
 
     class CountingJudge(PhraseJudge):
