@@ -16,7 +16,7 @@ from pathlib import Path
 
 from linkpipe.evaluation.crawl_eval import EVAL_SCORING
 from linkpipe.evaluation.harness import load_stored_eval, site_root_of
-from linkpipe.lib.links.scoring import ScoringConfig
+from linkpipe.lib.links.scoring_config import ScoringConfig
 
 ZERO = {"w_semantic": 0.0, "w_lexical": 0.0, "w_title": 0.0, "w_mention": 0.0, "w_graph": 0.0}
 GRID: list[tuple[str, dict[str, float]]] = [

@@ -22,7 +22,7 @@ from linkpipe.evaluation.metrics import (
     recall_ceiling,
 )
 from linkpipe.lib.links.rows import CandidatePair, LinkOpportunity
-from linkpipe.lib.links.scoring import PageFacts, ScoringConfig
+from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.stages.link_opportunities import load_candidates, load_page_facts
 from linkpipe.lib.storage import fetch_dicts, open_db

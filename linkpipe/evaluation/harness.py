@@ -35,7 +35,7 @@ from linkpipe.evaluation.crawl_eval import (
 )
 from linkpipe.evaluation.metrics import Metrics, Pair
 from linkpipe.evaluation.sites import DEBIAN_SITES, EvalSite, copy_site, ensure_debian_site
-from linkpipe.lib.links.scoring import ScoringConfig
+from linkpipe.lib.links.scoring_config import ScoringConfig
 from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import crawl_row, open_db
 

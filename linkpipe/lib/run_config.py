@@ -40,7 +40,7 @@ from linkpipe.lib.content.indexability import IndexabilityRules
 from linkpipe.lib.content.page_types import DEFAULT_TYPE_PATTERNS, PageTypeRules
 from linkpipe.lib.content.site_thresholds import AUTO
 from linkpipe.lib.crawl.config import CrawlConfig
-from linkpipe.lib.links.scoring import ScoringConfig
+from linkpipe.lib.links.scoring_config import ScoringConfig
 
 SECTIONS = ("crawl", "indexability", "page_types", "graph", "scoring")
 GRAPH_KEYS = ("deep_threshold",)

@@ -23,7 +23,7 @@ from linkpipe.lib.crawl.config import CrawlConfig
 from linkpipe.lib.crawl.runner import run_crawl
 from linkpipe.lib.crawl.sitemaps import parse_sitemap
 from linkpipe.lib.links.rows import CandidatePair
-from linkpipe.lib.links.scoring import PageFacts, ScoringConfig
+from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.static_site import serve_site
 
 
@@ -196,7 +196,9 @@ def test_the_wiki_copy_keeps_its_pages_lists_them_and_links_content_only(tmp_pat
     assert not left_out & pages and not any(p.startswith("examples/") for p in pages)
     assert (IKIWIKI / "examples/blog/posts/first_post.html").is_file()  # in the package
     locs = [e.loc for e in parse_sitemap((copy / "sitemap.xml").read_bytes()).urls]
-    assert locs == [f"__BASE_URL__/{quote(p, safe='/:')}" for p in sorted(pages)]  # as the pages link them
+    assert locs == [
+        f"__BASE_URL__/{quote(p, safe='/:')}" for p in sorted(pages)
+    ]  # as the pages link them
     pairs = content_link_pairs(copy, pages)
     # the page text links the plugin to its directive; parent links (header) and backlinks
     # (footer) are not content: DreamHost's page links only outside the wiki in its text

@@ -9,7 +9,7 @@ import pytest
 
 from linkpipe.lib.content.indexability import IndexabilityRules
 from linkpipe.lib.crawl.config import CrawlConfig
-from linkpipe.lib.links.scoring import ScoringConfig
+from linkpipe.lib.links.scoring_config import ScoringConfig
 from linkpipe.lib.run_config import (
     SECTION_MODELS,
     ConfigError,

@@ -12,9 +12,10 @@ JSON text in ``anchor_alternatives``, written by :func:`encode_alternatives` and
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Protocol
+from operator import itemgetter
+from typing import Any, Protocol, overload
 
 from linkpipe.lib.links.anchors import AnchorChoice
 
@@ -23,6 +24,17 @@ Record = dict[str, ColumnValue]
 
 
 _CHOICE_FIELDS = tuple(f.name for f in fields(AnchorChoice))
+# The anchor_* columns of a record's best placement, in AnchorChoice's order.
+_BEST_COLUMNS = (
+    "anchor_text",
+    "anchor_start",
+    "anchor_end",
+    "sentence",
+    "sentence_start",
+    "paragraph_idx",
+    "anchor_source",
+    "anchor_quality",
+)
 
 
 def encode_alternatives(choices: Sequence[AnchorChoice]) -> str:
@@ -33,6 +45,50 @@ def encode_alternatives(choices: Sequence[AnchorChoice]) -> str:
 def decode_alternatives(text: str | None) -> tuple[AnchorChoice, ...]:
     """The placements of an ``anchor_alternatives`` JSON text (NULL: none)."""
     return tuple(AnchorChoice(**item) for item in json.loads(text or "[]"))
+
+
+class StoredAnchors(Sequence[AnchorChoice]):
+    """A stored row's placements, best first (its ``anchor_*`` columns, then the alternatives'
+    JSON), built only when read: scoring reads them for the pairs it keeps, a tenth of a site's
+    rows. Equal to any sequence of the same choices."""
+
+    __slots__ = ("_best", "_alternatives", "_all")
+
+    def __init__(self, best: Sequence[Any] | None, alternatives: str | None) -> None:
+        self._best = best  # the anchor_* column values, None when no sentence fits
+        self._alternatives = alternatives if alternatives not in (None, "", "[]") else None
+        self._all: tuple[AnchorChoice, ...] | None = None
+
+    def choices(self) -> tuple[AnchorChoice, ...]:
+        """Every placement, best first (built once, when first read)."""
+        if self._all is None:
+            best = (AnchorChoice(*self._best),) if self._best is not None else ()
+            self._all = best + decode_alternatives(self._alternatives)
+        return self._all
+
+    @overload
+    def __getitem__(self, index: int) -> AnchorChoice: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[AnchorChoice, ...]: ...
+    def __getitem__(self, index: int | slice) -> AnchorChoice | tuple[AnchorChoice, ...]:
+        return self.choices()[index]
+
+    def __len__(self) -> int:
+        if self._alternatives is None:
+            return int(self._best is not None)
+        return len(self.choices())
+
+    def __iter__(self) -> Iterator[AnchorChoice]:
+        return iter(self.choices())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self.choices() == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self.choices())
+
+    def __repr__(self) -> str:
+        return repr(self.choices())
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +109,7 @@ class CandidatePair:
     shared_neighbors: float
     already_linked_content: bool
     already_linked_nav: bool
-    anchors: tuple[AnchorChoice, ...] = ()  # best first: anchor_* columns, then the alternatives
+    anchors: Sequence[AnchorChoice] = ()  # best first: anchor_* columns, then the alternatives
     anchor_key: str | None = None  # what ``anchors`` depend on (see links/anchor_reuse.py)
 
     @property
@@ -77,37 +133,39 @@ class CandidatePair:
             "anchor_alternatives": encode_alternatives(self.anchors[1:]),
         }
 
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> CandidatePair:
-        """The row of a ``candidate_pairs`` record as read from DuckDB."""
-        skip = ("anchors", "anchor_key")
-        columns = {f.name: record[f.name] for f in fields(cls) if f.name not in skip}
-        columns["mention_score"] = columns["mention_score"] or 0.0
-        return cls(
-            **columns, anchors=anchors_of_record(record), anchor_key=record.get("anchor_key")
-        )
+
+_PAIR_COLUMNS = tuple(
+    f.name for f in fields(CandidatePair) if f.name not in ("anchors", "anchor_key")
+)
 
 
-def anchors_of_record(record: Mapping[str, Any]) -> tuple[AnchorChoice, ...]:
+def candidate_pairs_of_rows(
+    names: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> Iterator[CandidatePair]:
+    """The :class:`CandidatePair` of each ``candidate_pairs`` row read from DuckDB as a tuple,
+    ``names`` being the query's column names (a site's rows: read by position, not as dicts)."""
+    index = {name: i for i, name in enumerate(names)}
+    columns = itemgetter(*(index[n] for n in _PAIR_COLUMNS))
+    best = itemgetter(*(index[n] for n in _BEST_COLUMNS))
+    mention = _PAIR_COLUMNS.index("mention_score")
+    text, alternatives, key = (
+        index["anchor_text"],
+        index["anchor_alternatives"],
+        index["anchor_key"],
+    )
+    for row in rows:
+        values = list(columns(row))
+        values[mention] = values[mention] or 0.0
+        anchors = StoredAnchors(best(row) if row[text] else None, row[alternatives])
+        # values: the fields before anchors, in order (by position: dicts cost more than this)
+        yield CandidatePair(*values, anchors=anchors, anchor_key=row[key])  # type: ignore[misc]
+
+
+def anchors_of_record(record: Mapping[str, Any]) -> StoredAnchors:
     """The placements of a ``candidate_pairs`` record, best first (the ``anchor_*`` columns,
     then ``anchor_alternatives``)."""
-    best = (
-        (
-            AnchorChoice(
-                record["anchor_text"],
-                record["anchor_start"],
-                record["anchor_end"],
-                record["sentence"],
-                record["sentence_start"],
-                record["paragraph_idx"],
-                record["anchor_source"],
-                record["anchor_quality"],
-            ),
-        )
-        if record["anchor_text"]
-        else ()
-    )
-    return best + decode_alternatives(record["anchor_alternatives"])
+    best = [record[n] for n in _BEST_COLUMNS] if record["anchor_text"] else None
+    return StoredAnchors(best, record["anchor_alternatives"])
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,115 +1,29 @@
 """From candidate pairs to link opportunities: filters, priority, caps, anchors and reasons.
 
-score = relevance x need_factor x value_factor x direction_factor x authority_factor, where
-relevance is a weighted sum of semantic similarity, TF-IDF similarity, an exact-name anchor, the
-link probability of the target's name in the source (see mentions) and link-graph evidence
-(each in 0..1). The weights and thresholds live in :class:`ScoringConfig` and are documented in
-docs/architecture.md.
+Every scorable pair's score is computed at once (see :mod:`priorities` for the formula); the
+weights and thresholds live in :class:`~linkpipe.lib.links.scoring_config.ScoringConfig` and are
+documented in docs/architecture.md.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
 
 from linkpipe.lib.links.anchors import AnchorChoice, AnchorLedger
 from linkpipe.lib.links.calibration import Calibration, calibrate
+from linkpipe.lib.links.priorities import (
+    GRAPH,
+    SEMANTIC,
+    Priority,
+    SitePriorities,
+    component_matrix,
+    relevance_of,
+    scorable_pairs,
+    site_priorities,
+)
 from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair, LinkOpportunity
+from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig, target_need
 from linkpipe.lib.text.lexical import phrase_key
-
-INFORMATIONAL = {"blog", "guide", "glossary", "page", "home"}
-
-
-@dataclass
-class ScoringConfig:
-    """Weights, thresholds and caps of opportunity scoring."""
-
-    # Relevance weights (sum 1), tuned with `linkpipe eval` on GIMP help and Django docs.
-    w_semantic: float = 0.28
-    w_lexical: float = 0.19
-    w_title: float = 0.12
-    w_mention: float = 0.35
-    w_graph: float = 0.06
-    semantic_floor: float = 0.25  # similarity mapped to 0 relevance
-    semantic_ceiling: float = 0.85  # similarity mapped to 1
-    min_relevance: float = 0.16
-    max_per_source: int = 5
-    max_per_target: int = 10
-    max_same_anchor_per_target: int = 2  # uses of one found phrase per target; names unlimited
-    learn_weights: bool = True  # fit the w_* on the site's own links (see links/weights.py)
-    min_linked_pairs: int = 50  # labelled pairs of each class a fit needs, else the w_* above
-    learned_share: float = 0.5  # of the weights used, the share fitted (the rest: the w_* above)
-    cannibal_similarity: float = 0.92
-    cannibal_title_overlap: float = 0.5
-    direction: dict[tuple[str, str], float] = field(
-        default_factory=lambda: {
-            ("glossary", "glossary"): 0.8,
-            ("glossary", "*"): 0.6,  # glossary entries take links more than they give
-            ("commercial", "blog"): 0.7,  # commercial pages linking out to articles: penalised
-            ("commercial", "guide"): 0.8,
-            ("*", "commercial"): 1.15,  # informational -> commercial: favoured
-            ("*", "glossary"): 1.05,
-            ("*", "home"): 0.5,  # the home page is reached through navigation already
-        }
-    )
-
-
-@dataclass
-class PageFacts:
-    """What scoring needs to know about a page."""
-
-    title: str = ""
-    page_type: str = "page"
-    content_inlinks: int = 0
-    click_depth: int | None = None
-    link_score: float = 0.0
-    is_orphan: bool = False
-    is_deep: bool = False
-    business_value: float = 0.0  # 0..1 from imports (clicks, conversions, priority lists)
-    value_notes: list[str] = field(default_factory=list)  # why it has that value, in words
-
-
-def direction_factor(config: ScoringConfig, source_type: str, target_type: str) -> float:
-    """Multiplier for linking from a page of one type to another."""
-    for key in ((source_type, target_type), (source_type, "*"), ("*", target_type)):
-        if key in config.direction:
-            return config.direction[key]
-    return 1.0
-
-
-def target_need(facts: PageFacts) -> float:
-    """0..1: how much the target needs links (orphan, deep, few content inlinks, low rank)."""
-    few_inlinks = 1.0 / (1.0 + facts.content_inlinks)
-    return round(
-        0.35 * facts.is_orphan
-        + 0.20 * facts.is_deep
-        + 0.30 * few_inlinks
-        + 0.15 * (1.0 - facts.link_score / 100.0),
-        6,
-    )
-
-
-def relevance_components(config: ScoringConfig, cand: CandidatePair) -> tuple[float, ...]:
-    """The five 0..1 inputs of relevance, in weight order: semantic (similarity mapped from
-    floor..ceiling), lexical (TF-IDF cosine doubled, capped), title, mention, graph."""
-    span = config.semantic_ceiling - config.semantic_floor
-    sem = min(1.0, max(0.0, (cand.semantic_sim - config.semantic_floor) / span))
-    graph = min(1.0, 0.6 * cand.cocitation + 0.4 * cand.shared_neighbors)
-    lexical = min(1.0, 2 * cand.lexical_sim)
-    return sem, lexical, cand.title_match, cand.mention_score, graph
-
-
-def relevance(config: ScoringConfig, cand: CandidatePair) -> tuple[float, float]:
-    """(relevance, graph score) of a candidate."""
-    sem, lexical, title, mention, graph = relevance_components(config, cand)
-    rel = (
-        config.w_semantic * sem
-        + config.w_lexical * lexical
-        + config.w_title * title
-        + config.w_mention * mention
-        + config.w_graph * graph
-    )
-    return rel, graph
 
 
 def _title_overlap(a: str, b: str) -> float:
@@ -161,16 +75,30 @@ def _anchor_clause(cand: CandidatePair, anchor: AnchorChoice | None) -> tuple[fl
     return 0.02, f"sentence is about {quoted(anchor.anchor_text)}"
 
 
+def _relevance_parts(
+    config: ScoringConfig, cand: CandidatePair, priority: Priority | None
+) -> tuple[float, float, float]:
+    """(relevance, semantic component, graph component) of the pair: its priority's when it
+    was scored, else computed."""
+    if priority is not None:
+        return priority.relevance, priority.semantic, priority.graph
+    components = component_matrix(config, [cand])
+    rel = float(relevance_of(config, components)[0])
+    return rel, float(components[0, SEMANTIC]), float(components[0, GRAPH])
+
+
 def reason_evidence(
-    config: ScoringConfig, cand: CandidatePair, anchor: AnchorChoice | None, target: PageFacts
+    config: ScoringConfig,
+    cand: CandidatePair,
+    anchor: AnchorChoice | None,
+    target: PageFacts,
+    priority: Priority | None = None,
 ) -> list[tuple[float, str]]:
     """(strength, clause) of each piece of evidence for the pair, strongest first.
 
     A strength is the piece's share of the score: its weighted relevance component, or for the
     target's need and business value the part of the score their factors add."""
-    rel, graph = relevance(config, cand)
-    span = config.semantic_ceiling - config.semantic_floor
-    sem = min(1.0, max(0.0, (cand.semantic_sim - config.semantic_floor) / span))
+    rel, sem, graph = _relevance_parts(config, cand, priority)
     found: list[tuple[float, str]] = []
     if cand.mention_phrase and cand.mention_links:
         found.append(
@@ -206,6 +134,7 @@ def build_reason(
     anchor: AnchorChoice | None,
     target: PageFacts,
     config: ScoringConfig | None = None,
+    priority: Priority | None = None,
 ) -> str:
     """One sentence of at most :data:`MAX_REASON_WORDS` words, strongest evidence first, e.g.
     'Names "Layers Dialog" (linked by 8 of 19 pages that mention it); closely related topic;
@@ -214,7 +143,7 @@ def build_reason(
     tail = [] if anchor is not None and anchor.anchor_text else ["no sentence fits yet: add one"]
     budget = MAX_REASON_WORDS - sum(len(t.split()) for t in tail)
     kept: list[str] = []
-    for _, clause in reason_evidence(config, cand, anchor, target):
+    for _, clause in reason_evidence(config, cand, anchor, target, priority):
         words = len(clause.split())
         if words <= budget:
             kept.append(clause)
@@ -224,67 +153,56 @@ def build_reason(
     return text[0].upper() + text[1:] + "."
 
 
-@dataclass(frozen=True, slots=True)
-class Priority:
-    """A candidate that passed the filters, with its score and the factors of it."""
-
-    score: float
-    relevance: float
-    graph: float
-    need: float
-    direction: float
-    authority: float
-    cand: CandidatePair
-
-
 def score_opportunities(
     candidates: list[CandidatePair],
     facts: dict[str, PageFacts],
     decisions: dict[tuple[str, str], str] | None = None,
     config: ScoringConfig | None = None,
 ) -> tuple[list[LinkOpportunity], list[CannibalisationPair]]:
-    """(opportunity rows, cannibalisation rows) from every shard's candidate rows."""
+    """(opportunity rows, cannibalisation rows) from every shard's candidate rows. The
+    confidence is calibrated on every pair between two pages of ``facts``, those linked in
+    content being the positives (see :func:`linkpipe.lib.links.calibration.calibrate`)."""
     config = config or ScoringConfig()
     decisions = decisions or {}
-    scored: list[Priority] = []
+    pairs = scorable_pairs(candidates, facts)
+    site = site_priorities(config, pairs, facts)
+    order, cannibal = suggestable(site, facts, decisions, config)
+    placed = place_opportunities(site, order, config)
+    scores = site.score.tolist()
+    labels = [p.already_linked_content for p in pairs]
+    calibration = calibrate(scores, labels, [round(scores[i], 6) for i, _, _ in placed])
+    rows = []
+    for i, rank, anchor in placed:
+        priority, t = site.priority(i), pairs[i].target_url
+        reason = build_reason(pairs[i], anchor, facts[t], config, priority)
+        decision = decisions.get((pairs[i].source_url, t))
+        rows.append(opportunity(priority, rank, facts, decision, anchor, reason, calibration))
+    return rows, list(cannibal.values())
+
+
+def suggestable(
+    site: SitePriorities,
+    facts: dict[str, PageFacts],
+    decisions: dict[tuple[str, str], str],
+    config: ScoringConfig,
+) -> tuple[list[int], dict[tuple[str, str], CannibalisationPair]]:
+    """(indices of the pairs that may be suggested, best first; the cannibalisation pairs):
+    not linked in content, not rejected, not near-twins, relevant enough."""
+    relevant = (site.relevance >= config.min_relevance).tolist()
+    order: list[int] = []
     cannibal: dict[tuple[str, str], CannibalisationPair] = {}
-    for cand in candidates:
+    for i, cand in enumerate(site.pairs):
         s, t = cand.source_url, cand.target_url
-        if s == t or cand.already_linked_content or s not in facts or t not in facts:
-            continue
-        if decisions.get((s, t)) == "rejected":
+        if cand.already_linked_content or decisions.get((s, t)) == "rejected":
             continue
         twin = cannibalisation(config, cand, facts[s], facts[t])
         if twin is not None:
             cannibal[(twin.url_a, twin.url_b)] = twin
-            continue
-        priority = prioritise(config, cand, facts[s], facts[t])
-        if priority is not None:
-            scored.append(priority)
-    scored.sort(key=lambda p: (-p.score, p.cand.source_url, p.cand.target_url))
-    rows = place_opportunities(scored, facts, decisions, config)
-    calibration = site_calibration(config, candidates, facts, [r.score for r in rows])
-    rows = [replace(r, confidence=calibration.confidence(r.score)) for r in rows]
-    return rows, list(cannibal.values())
-
-
-def site_calibration(
-    config: ScoringConfig,
-    candidates: list[CandidatePair],
-    facts: dict[str, PageFacts],
-    suggested: list[float],
-) -> Calibration:
-    """Score -> confidence fitted on every candidate of the site, those linked in content being
-    the positives, else the percentile among the ``suggested`` scores (see
-    :func:`linkpipe.lib.links.calibration.calibrate`)."""
-    scores: list[float] = []
-    labels: list[bool] = []
-    for cand in candidates:
-        s, t = cand.source_url, cand.target_url
-        if s != t and s in facts and t in facts:
-            scores.append(priority_of(config, cand, facts[s], facts[t]).score)
-            labels.append(cand.already_linked_content)
-    return calibrate(scores, labels, suggested)
+        elif relevant[i]:
+            order.append(i)
+    score, pairs = site.score.tolist(), site.pairs
+    order.sort(key=lambda i: (-score[i], pairs[i].source_url, pairs[i].target_url))
+    return order, cannibal
 
 
 def cannibalisation(
@@ -307,53 +225,25 @@ def cannibalisation(
     return None
 
 
-def prioritise(
-    config: ScoringConfig, cand: CandidatePair, source: PageFacts, target: PageFacts
-) -> Priority | None:
-    """The candidate's score, None when it is not relevant enough."""
-    priority = priority_of(config, cand, source, target)
-    return priority if priority.relevance >= config.min_relevance else None
-
-
-def priority_of(
-    config: ScoringConfig, cand: CandidatePair, source: PageFacts, target: PageFacts
-) -> Priority:
-    """The candidate's score and its factors:
-    score = relevance x need x business value x direction x source authority."""
-    rel, graph = relevance(config, cand)
-    need = target_need(target)
-    direction = direction_factor(config, source.page_type, target.page_type)
-    authority = source.link_score / 100.0
-    score = rel * (0.7 + 0.3 * need) * (1 + 0.25 * target.business_value) * direction
-    score *= 0.9 + 0.1 * authority
-    return Priority(score, rel, graph, need, direction, authority, cand)
-
-
 def place_opportunities(
-    scored: list[Priority],
-    facts: dict[str, PageFacts],
-    decisions: dict[tuple[str, str], str],
-    config: ScoringConfig,
-) -> list[LinkOpportunity]:
-    """Opportunity rows from candidates best first, within the caps, with their anchors.
-
-    ``scored`` is sorted by descending score, so the n-th row kept for a source is its rank n."""
+    site: SitePriorities, order: list[int], config: ScoringConfig
+) -> list[tuple[int, int, AnchorChoice | None]]:
+    """(pair index, rank, anchor) of each pair kept from ``order`` (best first) within the
+    caps, with its anchor; the n-th pair kept for a source is its rank n."""
     per_source: dict[str, int] = defaultdict(int)
     per_target: dict[str, int] = defaultdict(int)
     ledger = AnchorLedger(config.max_same_anchor_per_target)
-    rows = []
-    for priority in scored:
-        s, t = priority.cand.source_url, priority.cand.target_url
+    placed = []
+    for i in order:
+        cand = site.pairs[i]
+        s, t = cand.source_url, cand.target_url
         if per_source[s] >= config.max_per_source or per_target[t] >= config.max_per_target:
             continue
-        anchor = ledger.pick(s, t, priority.cand.anchors)
+        anchor = ledger.pick(s, t, cand.anchors)
         per_source[s] += 1
         per_target[t] += 1
-        reason = build_reason(priority.cand, anchor, facts[t], config)
-        rows.append(
-            opportunity(priority, per_source[s], facts, decisions.get((s, t)), anchor, reason)
-        )
-    return rows
+        placed.append((i, per_source[s], anchor))
+    return placed
 
 
 def opportunity(
@@ -363,15 +253,17 @@ def opportunity(
     decision: str | None,
     anchor: AnchorChoice | None,
     reason: str,
+    calibration: Calibration,
 ) -> LinkOpportunity:
     """The ``link_opportunities`` row of a kept candidate."""
     cand = priority.cand
     source, target = facts[cand.source_url], facts[cand.target_url]
+    score = round(priority.score, 6)
     return LinkOpportunity(
         source_url=cand.source_url,
         target_url=cand.target_url,
         rank=rank,
-        score=round(priority.score, 6),
+        score=score,
         relevance=round(priority.relevance, 6),
         semantic_sim=cand.semantic_sim,
         lexical_sim=cand.lexical_sim,
@@ -393,4 +285,5 @@ def opportunity(
         placement="in_sentence" if anchor else "needs_new_sentence",
         decision=decision,
         reason=reason,
+        confidence=calibration.confidence(score),
     )

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from linkpipe.lib.links.priorities import scorable_pairs
 from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair, LinkOpportunity
-from linkpipe.lib.links.scoring import PageFacts, ScoringConfig, score_opportunities
+from linkpipe.lib.links.scoring import score_opportunities
+from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.weights import WeightFit, default_fit, fit_site_weights
 
 
@@ -25,11 +27,7 @@ def site_weights(
     suggested (both indexable, not the same page), or the configured ones."""
     if not config.learn_weights:
         return default_fit(config, "defaults: learning is off ([scoring] learn_weights = false)")
-    pairs = [
-        c for c in candidates
-        if c.source_url != c.target_url and c.source_url in facts and c.target_url in facts
-    ]  # fmt: skip
-    return fit_site_weights(config, pairs, config.min_linked_pairs)
+    return fit_site_weights(config, scorable_pairs(candidates, facts), config.min_linked_pairs)
 
 
 def score_site(

@@ -27,10 +27,10 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from sklearn.metrics import average_precision_score
 
+from linkpipe.lib.links.priorities import WEIGHTS, component_matrix
 from linkpipe.lib.links.rows import CandidatePair
-from linkpipe.lib.links.scoring import ScoringConfig, relevance_components
+from linkpipe.lib.links.scoring_config import ScoringConfig
 
-WEIGHTS = ("w_semantic", "w_lexical", "w_title", "w_mention", "w_graph")
 HELD_OUT_BUCKETS = 5  # one source in five validates
 MIN_HELD_OUT = 10  # held-out pairs of each class needed to judge a fit
 MIN_GAIN = 0.005  # held-out average precision the fit must gain over the defaults
@@ -84,10 +84,11 @@ def labelled_matrix(
     config: ScoringConfig, pairs: list[CandidatePair]
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]]:
     """(components per pair, linked, held out) of the labelled pairs."""
-    x = np.array([relevance_components(config, c) for c in pairs], dtype=np.float64)
+    x = component_matrix(config, pairs)
     y = np.array([c.already_linked_content for c in pairs], dtype=np.bool_)
-    held = np.array([held_out(c.source_url) for c in pairs], dtype=np.bool_)
-    return x.reshape(len(pairs), len(WEIGHTS)), y, held
+    sources = {url: held_out(url) for url in {c.source_url for c in pairs}}
+    held = np.array([sources[c.source_url] for c in pairs], dtype=np.bool_)
+    return x, y, held
 
 
 def fit_logistic(x: NDArray[np.float64], y: NDArray[np.bool_]) -> NDArray[np.float64]:

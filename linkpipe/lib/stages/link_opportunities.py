@@ -8,14 +8,15 @@ from pathlib import Path
 import duckdb
 
 from linkpipe.lib.hashing import DEFAULT_SHARDS, library_code_digest
-from linkpipe.lib.links.rows import CandidatePair, records
-from linkpipe.lib.links.scoring import PageFacts, ScoringConfig
+from linkpipe.lib.links.rows import CandidatePair, candidate_pairs_of_rows, records
+from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.run_config import scoring_config
 from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
 from linkpipe.lib.storage import (
     PartitionRows,
     fetch_dicts,
+    load_sql,
     open_db,
     stored_config,
     write_partition,
@@ -26,11 +27,11 @@ OPPORTUNITY_TABLES = ("link_opportunities", "cannibalisation_pairs", "scoring_we
 
 
 def load_candidates(con: duckdb.DuckDBPyConnection, crawl_id: str) -> list[CandidatePair]:
-    """Every shard's candidate rows of the crawl."""
-    return [
-        CandidatePair.from_record(record)
-        for record in fetch_dicts(con, "read/select_candidates_for_crawl", [crawl_id])
-    ]
+    """Every shard's candidate rows of the crawl (read as tuples: a large site has ~40 a
+    page, and dicts of them cost more than the scoring)."""
+    cur = con.execute(load_sql("read/select_candidates_for_crawl"), [crawl_id])
+    names = [d[0] for d in cur.description or []]
+    return list(candidate_pairs_of_rows(names, cur.fetchall()))
 
 
 def load_page_facts(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, PageFacts]:

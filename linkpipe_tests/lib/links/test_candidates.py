@@ -7,7 +7,7 @@ import numpy as np
 
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText, name_quality
 from linkpipe.lib.links.candidates import build_candidates
-from linkpipe.lib.links.rows import CandidatePair
+from linkpipe.lib.links.rows import candidate_pairs_of_rows
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.site_models import SitePage
 from linkpipe.lib.vectors.ann import build_index
@@ -119,7 +119,10 @@ def test_a_candidate_row_reads_back_as_written() -> None:
     rows.append(replace(rows[0], anchors=()))
     for row in rows:
         record = json.loads(json.dumps(row.record()))  # what DuckDB gives back
-        assert CandidatePair.from_record(record) == row
+        (read,) = candidate_pairs_of_rows(list(record), [tuple(record.values())])
+        assert read == row and len(read.anchors) == len(row.anchors)
+        assert list(read.anchors) == list(row.anchors) and read.anchors[1:] == row.anchors[1:]
+        assert read.best_anchor == row.best_anchor
     assert json.loads(rows[-2].record()["anchor_alternatives"]) == [
         {"anchor_text": "raster tools", "start": 24, "end": 36,
          "sentence": "Install GDAL before the raster tools.", "sentence_start": 0,

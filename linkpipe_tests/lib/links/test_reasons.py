@@ -12,14 +12,8 @@ import pytest
 from linkpipe.cli.output import excerpt
 from linkpipe.lib.links.anchors import AnchorChoice
 from linkpipe.lib.links.rows import CandidatePair
-from linkpipe.lib.links.scoring import (
-    MAX_REASON_WORDS,
-    PageFacts,
-    ScoringConfig,
-    build_reason,
-    quoted,
-    reason_evidence,
-)
+from linkpipe.lib.links.scoring import MAX_REASON_WORDS, build_reason, quoted, reason_evidence
+from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.storage import open_db
 from linkpipe_tests.graph import crawl_and_run
 

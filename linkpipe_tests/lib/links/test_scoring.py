@@ -6,11 +6,11 @@ import pytest
 
 from linkpipe.lib.links.anchors import AnchorChoice
 from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair
-from linkpipe.lib.links.scoring import (
+from linkpipe.lib.links.scoring import score_opportunities
+from linkpipe.lib.links.scoring_config import (
     PageFacts,
     ScoringConfig,
     direction_factor,
-    score_opportunities,
     target_need,
 )
 
@@ -150,7 +150,9 @@ def test_same_anchor_never_for_two_targets_and_varied_per_target():
 def test_a_name_of_the_target_is_not_given_up_for_a_weaker_phrase_when_used_often():
     # the site calls the page "goodstuff" everywhere: every source keeps the name, never the
     # unrelated phrase behind it; a window found for the target stays limited (test above)
-    name = AnchorChoice("goodstuff", 10, 19, "Included in goodstuff: yes.", 0, 27, "known_anchor", 1.0)
+    name = AnchorChoice(
+        "goodstuff", 10, 19, "Included in goodstuff: yes.", 0, 27, "known_anchor", 1.0
+    )
     weak = alt("pages in the wiki", 40)
     rows, _ = score_opportunities(
         [replace(cand(src, "/b"), anchors=(name, weak)) for src in ("/a", "/c", "/g")],
@@ -158,7 +160,9 @@ def test_a_name_of_the_target_is_not_given_up_for_a_weaker_phrase_when_used_ofte
         config=ScoringConfig(max_same_anchor_per_target=1),
     )
     assert sorted((r.source_url, r.anchor_text) for r in rows) == [
-        ("/a", "goodstuff"), ("/c", "goodstuff"), ("/g", "goodstuff")
+        ("/a", "goodstuff"),
+        ("/c", "goodstuff"),
+        ("/g", "goodstuff"),
     ]
 
 

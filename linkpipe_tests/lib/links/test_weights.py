@@ -5,12 +5,12 @@ import random
 import numpy as np
 import pytest
 
+from linkpipe.lib.links.priorities import WEIGHTS, component_matrix
 from linkpipe.lib.links.rows import CandidatePair
-from linkpipe.lib.links.scoring import PageFacts, ScoringConfig, relevance_components
+from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.links.weights import (
     HELD_OUT_BUCKETS,
-    WEIGHTS,
     blend,
     fit_site_weights,
     held_out,
@@ -87,7 +87,7 @@ def test_the_fitted_threshold_lets_the_same_share_of_candidates_through() -> Non
     pairs = _site_where_mentions_decide()
     fit = fit_site_weights(config, pairs)
     candidates = [p for p in pairs if not p.already_linked_content]
-    x = np.array([relevance_components(config, c) for c in candidates])
+    x = component_matrix(config, candidates)
     before = np.mean(x @ np.array([getattr(config, w) for w in WEIGHTS]) >= config.min_relevance)
     after = np.mean(x @ np.array([fit.weights[w] for w in WEIGHTS]) >= fit.min_relevance)
     assert abs(before - after) < 0.01
@@ -137,6 +137,6 @@ def test_score_site_scores_with_the_fitted_weights_and_never_suggests_linked_pai
     )
     expected = sum(
         w[name] * v
-        for name, v in zip(WEIGHTS, relevance_components(ScoringConfig(), pair), strict=True)
+        for name, v in zip(WEIGHTS, component_matrix(ScoringConfig(), [pair])[0], strict=True)
     )
     assert row.relevance == pytest.approx(expected, abs=1e-5)
