@@ -70,6 +70,14 @@ CREATE TABLE IF NOT EXISTS indexable_pages (
     content_hash VARCHAR,
     title VARCHAR
 );
+-- What the rules read of the main area (lib/content/main_area.py TextFacts; NULL when the fetch
+-- already excluded the page), kept for the next crawl while the page's HTML is unchanged.
+ALTER TABLE indexable_pages ADD COLUMN IF NOT EXISTS link_share DOUBLE;
+ALTER TABLE indexable_pages ADD COLUMN IF NOT EXISTS main_links INTEGER;
+ALTER TABLE indexable_pages ADD COLUMN IF NOT EXISTS child_links INTEGER;
+ALTER TABLE indexable_pages ADD COLUMN IF NOT EXISTS text_key VARCHAR;  -- hash of the main text
+ALTER TABLE indexable_pages ADD COLUMN IF NOT EXISTS simhash UBIGINT;
+ALTER TABLE indexable_pages ADD COLUMN IF NOT EXISTS facts_digest VARCHAR;  -- code that measured
 
 -- The thresholds the indexability rules used on a crawl (asset indexable_pages, written with
 -- its rows): measured on the site (auto), set in the settings (config), or the fixed default

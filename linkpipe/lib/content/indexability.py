@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
-from linkpipe.lib.content.main_area import WORD_RE, QuickText, quick_text, simhash_of_words
+from linkpipe.lib.content.main_area import TextFacts, text_facts
 from linkpipe.lib.content.page_types import PageTypeRules
 from linkpipe.lib.content.site_thresholds import (
     AUTO,
@@ -26,12 +26,12 @@ from linkpipe.lib.content.site_thresholds import (
     near_duplicate_threshold,
     thin_thresholds,
 )
-from linkpipe.lib.hashing import text_hash
 
 SOLID_TYPES = ("home", "commercial")  # never re-typed as listings by their link density
 
 
-# A crawl_pages row (sql/read/select_pages_for_indexability.sql) with its decoded ``html``.
+# A crawl_pages row (sql/read/select_pages_for_indexability.sql) with its decoded ``html``, or
+# instead the ``facts`` (TextFacts) an earlier crawl stored for the same HTML.
 PageRow = Mapping[str, Any]
 
 
@@ -47,6 +47,11 @@ class IndexableRow(TypedDict):
     word_count: int
     content_hash: str
     title: str
+    link_share: float | None  # the page's TextFacts (None when the rules did not read its text)
+    main_links: int | None
+    child_links: int | None
+    text_key: str | None
+    simhash: int | None
 
 
 @dataclass
@@ -81,7 +86,7 @@ def _configured(value: float | str) -> Any:
     return None if value == AUTO else value
 
 
-def listing_evidence(quick: QuickText, share: Threshold, min_links: int) -> str | None:
+def listing_evidence(quick: TextFacts, share: Threshold, min_links: int) -> str | None:
     """Why the page is a listing, or None: mostly links (at least ``share`` of its main text,
     in ``min_links`` links or more), or a section index whose main area mostly links to pages
     below it."""
@@ -140,6 +145,7 @@ class SiteClassification:
 
     rows: list[IndexableRow]
     thresholds: list[Threshold]  # listing, thin (site first, then page types), near_duplicate
+    reused: int = 0  # pages judged by the facts an earlier crawl measured on the same HTML
 
 
 def classify_pages(
@@ -162,7 +168,8 @@ def classify_site(
     near = _mark_duplicates(judged, rules)
     for row in rows:
         row["indexable"] = row["reason"] is None
-    return SiteClassification(rows, [listing, *thin, near])
+    reused = sum(j.reused for j in judged)
+    return SiteClassification(rows, [listing, *thin, near], reused)
 
 
 @dataclass
@@ -171,22 +178,26 @@ class _Judged:
 
     row: IndexableRow
     depth: int
-    quick: QuickText  # its text is dropped once counted
+    quick: TextFacts
     has_html: bool  # imported without HTML (Screaming Frog): no text to judge thinness by
-    text_key: str = ""  # text_hash of the lower-cased main text; "" when not compared
-    simhash: int = 0
+    reused: bool = False  # its facts are an earlier crawl's
+
+
+def page_text_facts(page: PageRow) -> TextFacts:
+    """The page's stored ``facts`` when an earlier crawl had the same HTML, else measured."""
+    stored: TextFacts | None = page.get("facts")
+    return stored if stored is not None else text_facts(page.get("html") or "", page["url"])
 
 
 def _judge(page: PageRow, rules: IndexabilityRules) -> _Judged:
     """The page's row by the rules that need no other page: fetch, canonical, URL type."""
     reason, detail = _fetch_reason(page)
-    quick = quick_text(page.get("html") or "", page["url"]) if reason is None else QuickText()
+    quick = page_text_facts(page) if reason is None else None
     page_type = rules.type_rules.classify(page["url"], page.get("page_type") or "")
     if reason == "canonicalised" and page_type in rules.excluded_types:
         reason = page_type  # a search page canonicalised to /search/ is first a utility page
     elif reason == "canonicalised" and detail == _without_query(page["url"]):
         reason = "parameter_duplicate"
-    words = WORD_RE.findall(quick.text)
     row = IndexableRow(
         url=page["url"],
         shard=page["shard"],
@@ -194,16 +205,18 @@ def _judge(page: PageRow, rules: IndexabilityRules) -> _Judged:
         reason=reason,
         detail=detail,
         page_type=page_type,
-        word_count=len(words),
+        word_count=quick.word_count if quick else 0,
         content_hash=page.get("content_hash") or "",
         title=page.get("title") or "",
+        link_share=quick.link_share if quick else None,
+        main_links=quick.links if quick else None,
+        child_links=quick.child_links if quick else None,
+        text_key=quick.text_key if quick else None,
+        simhash=quick.simhash if quick else None,
     )
-    judged = _Judged(row, page.get("depth") or 0, quick, bool(page.get("html")))
-    if reason is None and quick.text:
-        judged.text_key = text_hash(quick.text.lower())
-        judged.simhash = simhash_of_words([w.lower() for w in words])
-    quick.text = ""
-    return judged
+    reused = quick is not None and page.get("facts") is not None
+    has_html = bool(page.get("html")) or page.get("facts") is not None
+    return _Judged(row, page.get("depth") or 0, quick or TextFacts(), has_html, reused)
 
 
 def _mark_listings(judged: list[_Judged], rules: IndexabilityRules) -> Threshold:
@@ -269,22 +282,22 @@ def _mark_duplicates(judged: list[_Judged], rules: IndexabilityRules) -> Thresho
     threshold (measured on the representatives) of an earlier one: "near_duplicate"."""
 
     def compared() -> list[int]:
-        return [i for i, j in enumerate(judged) if j.text_key and j.row["reason"] is None]
+        return [i for i, j in enumerate(judged) if j.quick.text_key and j.row["reason"] is None]
 
     def key(i: int) -> tuple[int, int, int, str]:
         return _representative_key(judged[i])
 
     groups: dict[str, list[int]] = defaultdict(list)
     for i in compared():
-        groups[judged[i].text_key].append(i)
+        groups[judged[i].quick.text_key].append(i)
     for members in groups.values():
         members.sort(key=key)
         for i in members[1:]:
             judged[i].row["reason"] = "duplicate"
             judged[i].row["detail"] = judged[members[0]].row["url"]
-    order = sorted((i for i in compared() if judged[i].simhash), key=key)
+    order = sorted((i for i in compared() if judged[i].quick.simhash), key=key)
     threshold = near_duplicate_threshold(
-        np.array([judged[i].simhash for i in order], dtype=np.uint64),
+        np.array([judged[i].quick.simhash for i in order], dtype=np.uint64),
         _configured(rules.near_duplicate_max_bits),
         rules.auto_min_pages,
     )
@@ -299,10 +312,10 @@ def _mark_near_duplicates(judged: list[_Judged], order: list[int], threshold: Th
     bands: dict[tuple[int, int], list[int]] = defaultdict(list)
     band_bits = 64 // (max_bits + 1)
     for i in order:
-        h = judged[i].simhash
+        h = judged[i].quick.simhash
         keys = [(b, (h >> (b * band_bits)) & ((1 << band_bits) - 1)) for b in range(max_bits + 1)]
         candidates = sorted({j for band in keys for j in bands[band]})
-        distances = ((j, (h ^ judged[j].simhash).bit_count()) for j in candidates)
+        distances = ((j, (h ^ judged[j].quick.simhash).bit_count()) for j in candidates)
         twin = next(((j, d) for j, d in distances if d <= max_bits), None)
         if twin is not None:
             judged[i].row["reason"] = "near_duplicate"

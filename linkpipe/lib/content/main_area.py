@@ -1,6 +1,7 @@
 """The main area of a page as the indexability rules measure it: its visible text, how much
 of it is link text, and its SimHash fingerprint (near-identical texts get fingerprints a few
-bits apart)."""
+bits apart). :class:`TextFacts` is what the rules keep of it, stored with the crawl and reused
+by the next one while the page's HTML is unchanged (:func:`facts_digest` names the code)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from urllib.parse import urljoin, urlsplit
 
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
+
+from linkpipe.lib.hashing import code_digest, text_hash
 
 BOILERPLATE_TAGS = "script, style, noscript, nav, header, footer, aside, form, template, svg"
 WORD_RE = re.compile(r"\w+", re.UNICODE)
@@ -88,3 +91,33 @@ def simhash_of_words(words: list[str], shingle: int = 3) -> int:
     ones = bits.sum(axis=0, dtype=np.int64)[::-1]  # ones[b]: shingles with bit b set
     set_bits = np.flatnonzero(2 * ones > grams)
     return sum(1 << int(bit) for bit in set_bits)
+
+
+@dataclass(frozen=True, slots=True)
+class TextFacts:
+    """What the indexability rules read of a page's main area."""
+
+    word_count: int = 0
+    link_share: float = 0.0  # share of the main text inside links
+    links: int = 0  # links in the main area
+    child_links: int = 0  # of which point below the page's own path
+    text_key: str = ""  # text_hash of the lower-cased main text; "" when it has no text
+    simhash: int = 0  # of its words; 0 when it has none
+
+
+def text_facts(html: str, url: str) -> TextFacts:
+    """The :class:`TextFacts` of a page's HTML."""
+    quick = quick_text(html, url)
+    if not quick.text:
+        return TextFacts(0, quick.link_share, quick.links, quick.child_links)
+    words = WORD_RE.findall(quick.text)
+    return TextFacts(
+        len(words), quick.link_share, quick.links, quick.child_links,
+        text_hash(quick.text.lower()), simhash_of_words([w.lower() for w in words]),
+    )  # fmt: skip
+
+
+def facts_digest() -> str:
+    """Digest of the code and library versions :func:`text_facts` depends on: stored facts are
+    reused only when it is the current one."""
+    return code_digest(("linkpipe.lib.content.main_area", "linkpipe.lib.hashing"), ("selectolax",))

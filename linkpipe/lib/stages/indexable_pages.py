@@ -1,5 +1,6 @@
 """indexable_pages: which crawled URLs take part, and why the others do not; with the
-thresholds the rules used on this crawl (``indexability_thresholds``)."""
+thresholds the rules used on this crawl (``indexability_thresholds``). A page whose HTML is that
+of the previous crawl keeps the main-area facts measured then (its HTML is not even read)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,26 @@ from typing import Any
 import duckdb
 
 from linkpipe.lib.content.indexability import IndexabilityRules, classify_site
+from linkpipe.lib.content.main_area import TextFacts, facts_digest
 from linkpipe.lib.content.site_thresholds import Threshold
 from linkpipe.lib.run_config import indexability_rules
 from linkpipe.lib.stages.common import StageResult, decompress_html, preview
 from linkpipe.lib.storage import fetch_dicts, iter_dicts, open_db, stored_config, write_partition
 
 
-def _pages_with_html(con: duckdb.DuckDBPyConnection, crawl_id: str) -> Iterator[dict[str, Any]]:
-    for page in iter_dicts(con, "read/select_pages_for_indexability", [crawl_id]):
+def _pages(
+    con: duckdb.DuckDBPyConnection, crawl_id: str, digest: str
+) -> Iterator[dict[str, Any]]:
+    """The crawl's pages, each with its decoded ``html`` or the previous crawl's ``facts``."""
+    found = fetch_dicts(con, "read/select_previous_indexable_crawl", [crawl_id])
+    previous = found[0]["crawl_id"] if found else None
+    for page in iter_dicts(con, "read/select_pages_for_indexability", [previous, digest, crawl_id]):
         page["html"] = decompress_html(page.pop("html_z"))
+        if page.pop("reusable"):
+            page["facts"] = TextFacts(
+                page["word_count"], page["link_share"], page["main_links"],
+                page["child_links"], page["text_key"], page["simhash"],
+            )  # fmt: skip
         yield page
 
 
@@ -29,20 +41,27 @@ def materialize_indexable_pages(
     """Classify every crawled URL; excluded ones keep their reason, and the thresholds used
     are stored with the crawl."""
     rules = rules or indexability_rules(stored_config(db_path, crawl_id))
+    digest = facts_digest()
     with open_db(db_path) as con:
-        site = classify_site(_pages_with_html(con, crawl_id), rules)
+        site = classify_site(_pages(con, crawl_id, digest), rules)
     if not site.rows:
         raise ValueError(f"crawl {crawl_id!r} has no pages: materialize crawl_export first")
+    rows = [{**r, "facts_digest": digest if r["text_key"] is not None else None} for r in site.rows]
     thresholds = [t.row() for t in site.thresholds]
     with open_db(db_path) as con:
         written = write_partition(
             con,
             crawl_id,
-            {"indexable_pages": site.rows, "indexability_thresholds": thresholds},
+            {"indexable_pages": rows, "indexability_thresholds": thresholds},
         )
     reasons = dict(Counter(r["reason"] or "indexable" for r in site.rows))
     excluded = [r for r in site.rows if not r["indexable"]]
-    meta = {"by_reason": reasons, "thresholds": thresholds, **threshold_figures(site.thresholds)}
+    meta = {
+        "by_reason": reasons,
+        "facts_reused": site.reused,
+        "thresholds": thresholds,
+        **threshold_figures(site.thresholds),
+    }
     return StageResult(written, preview(excluded, ["url", "reason", "detail"]), meta)
 
 

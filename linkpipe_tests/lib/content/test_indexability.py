@@ -5,13 +5,9 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from linkpipe.lib.content import indexability
-from linkpipe.lib.content.indexability import (
-    WORD_RE,
-    IndexabilityRules,
-    classify_pages,
-)
-from linkpipe.lib.content.main_area import simhash
+from linkpipe.lib.content import main_area
+from linkpipe.lib.content.indexability import IndexabilityRules, classify_pages
+from linkpipe.lib.content.main_area import WORD_RE, simhash
 
 BODY = "<html><body><main><p>{}</p></main></body></html>"
 TEXT = " ".join(f"word{i} topic{i % 7} sentence" for i in range(40))
@@ -162,7 +158,7 @@ def test_classifications_are_those_of_the_reference_simhash(monkeypatch):
     rules = IndexabilityRules(min_words=30)
     got = classify_pages([dict(p) for p in pages], rules)
     monkeypatch.setattr(
-        indexability, "simhash_of_words", lambda words: reference_simhash(" ".join(words))
+        main_area, "simhash_of_words", lambda words: reference_simhash(" ".join(words))
     )
     assert got == classify_pages([dict(p) for p in pages], rules)
     reasons = Counter(r["reason"] for r in got)
