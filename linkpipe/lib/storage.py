@@ -38,6 +38,8 @@ CRAWL_TABLES = frozenset(
         "ann_indexes",
         "link_opportunities",
         "opportunity_inputs",
+        "graph_inputs",
+        "cluster_inputs",
         "cannibalisation_pairs",
         "scoring_weights",
         "topic_clusters",

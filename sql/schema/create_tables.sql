@@ -241,6 +241,18 @@ CREATE TABLE IF NOT EXISTS site_model_inputs (
     digest VARCHAR NOT NULL
 );
 
+-- The digests of everything a crawl's link graph (link_edges, page_link_metrics) and its topic
+-- clusters (topic_clusters, cluster_summary) were computed from: a later crawl of the same
+-- digest copies those rows (lib/stages/link_graph.py, lib/stages/topic_clusters.py).
+CREATE TABLE IF NOT EXISTS graph_inputs (
+    crawl_id VARCHAR NOT NULL,
+    digest VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cluster_inputs (
+    crawl_id VARCHAR NOT NULL,
+    digest VARCHAR NOT NULL
+);
+
 -- The digest of everything a crawl's link_opportunities, cannibalisation_pairs and
 -- scoring_weights were computed from (every shard's candidate_inputs digest, page facts,
 -- editors' decisions, scoring settings, code): a later crawl of the same digest copies those

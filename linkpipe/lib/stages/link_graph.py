@@ -1,7 +1,10 @@
-"""link_graph: resolved existing links and per-page link metrics of a crawl."""
+"""link_graph: resolved existing links and per-page link metrics of a crawl; a crawl whose pages
+and links are an earlier crawl's copies its rows (``graph_inputs``)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import NamedTuple
@@ -9,9 +12,10 @@ from typing import NamedTuple
 import duckdb
 import polars as pl
 
+from linkpipe.lib.hashing import library_code_digest
 from linkpipe.lib.links.graph import build_link_graph
 from linkpipe.lib.run_config import deep_threshold
-from linkpipe.lib.stages.common import StageResult, preview
+from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
 from linkpipe.lib.storage import crawl_row, fetch_dicts, open_db, stored_config, write_partition
 from linkpipe.lib.text.lexical import is_generic_anchor
 
@@ -24,12 +28,29 @@ class ExistingLinks(NamedTuple):
     anchors: dict[str, list[str]]  # known descriptive anchors per target, most used first
 
 
+GRAPH_TABLES = ("link_edges", "page_link_metrics")
+
+
+def graph_digest(con: duckdb.DuckDBPyConnection, crawl_id: str, deep: int) -> str:
+    """Digest of everything the crawl's link graph is computed from: its start URL, pages and
+    internal links (sql/read/select_graph_inputs.sql), the deep-page threshold and the code."""
+    figures = fetch_dicts(con, "read/select_graph_inputs", [crawl_id])[0]
+    parts = [json.dumps(figures, sort_keys=True, default=str), str(deep), library_code_digest()]
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+
+
 def materialize_link_graph(
-    db_path: str | Path, crawl_id: str, deep: int | None = None
+    db_path: str | Path, crawl_id: str, deep: int | None = None, reuse: bool = True
 ) -> StageResult:
-    """Resolved link edges and per-page link metrics for the crawl."""
+    """Resolved link edges and per-page link metrics for the crawl. With ``reuse``, a crawl
+    whose inputs are an earlier crawl's (:func:`graph_digest`) copies its rows."""
     deep = deep if deep is not None else deep_threshold(stored_config(db_path, crawl_id))
     with open_db(db_path) as con:
+        digest = graph_digest(con, crawl_id, deep)
+        if reuse:
+            copied = copy_crawl_of_same_inputs(con, crawl_id, "graph_inputs", digest, GRAPH_TABLES)
+            if copied is not None:
+                return copied
         pages = fetch_dicts(con, "read/select_pages_for_graph", [crawl_id])
         links = fetch_dicts(con, "read/select_links_for_graph", [crawl_id])
         crawl = crawl_row(con, crawl_id)
@@ -38,7 +59,13 @@ def materialize_link_graph(
     graph = build_link_graph(pages, links, start_url, indexable, deep)
     with open_db(db_path) as con:
         written = write_partition(
-            con, crawl_id, {"link_edges": graph.edges, "page_link_metrics": graph.metrics}
+            con,
+            crawl_id,
+            {
+                "link_edges": graph.edges,
+                "page_link_metrics": graph.metrics,
+                "graph_inputs": [{"digest": digest}],
+            },
         )
     metrics = graph.metrics
     orphans = metrics.filter(pl.col("is_orphan") & pl.col("indexable"))["url"].to_list()
@@ -46,7 +73,7 @@ def materialize_link_graph(
     return StageResult(
         written,
         preview(top, ["url", "pagerank", "content_inlinks", "click_depth"]),
-        {"orphans": orphans[:20], "orphan_count": len(orphans)},
+        {"orphans": orphans[:20], "orphan_count": len(orphans), "copied_from": ""},
     )
 
 

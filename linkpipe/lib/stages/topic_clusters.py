@@ -1,19 +1,46 @@
-"""topic_clusters: clusters of the crawl's pages, bridge pages and cluster gaps."""
+"""topic_clusters: clusters of the crawl's pages, bridge pages and cluster gaps; a crawl whose
+vectors, headings and links are an earlier crawl's copies its rows (``cluster_inputs``)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
-from linkpipe.lib.stages.common import StageResult, preview
+import duckdb
+
+from linkpipe.lib.hashing import library_code_digest
+from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.stages.page_embeddings import load_crawl_vectors
-from linkpipe.lib.storage import fetch_frame, open_db, write_partition
+from linkpipe.lib.storage import fetch_dicts, fetch_frame, open_db, write_partition
 from linkpipe.lib.vectors.cluster_labels import PageHeadings
 from linkpipe.lib.vectors.clusters import cluster_pages
 
+CLUSTER_TABLES = ("topic_clusters", "cluster_summary")
 
-def materialize_topic_clusters(db_path: str | Path, crawl_id: str) -> StageResult:
-    """Cluster the crawl's pages and flag bridges and loosely linked clusters."""
+
+def cluster_digest(con: duckdb.DuckDBPyConnection, crawl_id: str) -> str:
+    """Digest of everything the crawl's clusters are computed from: page vectors, titles and
+    headings, link edges (sql/read/select_cluster_inputs.sql) and the code."""
+    figures = fetch_dicts(con, "read/select_cluster_inputs", [crawl_id])[0]
+    parts = [json.dumps(figures, sort_keys=True), library_code_digest()]
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+
+
+def materialize_topic_clusters(
+    db_path: str | Path, crawl_id: str, reuse: bool = True
+) -> StageResult:
+    """Cluster the crawl's pages and flag bridges and loosely linked clusters. With ``reuse``,
+    a crawl whose inputs are an earlier crawl's (:func:`cluster_digest`) copies its rows."""
+    with open_db(db_path) as con:
+        digest = cluster_digest(con, crawl_id)
+        if reuse:
+            copied = copy_crawl_of_same_inputs(
+                con, crawl_id, "cluster_inputs", digest, CLUSTER_TABLES
+            )
+            if copied is not None:
+                return copied
     urls, matrix = load_crawl_vectors(db_path, crawl_id)
     with open_db(db_path) as con:
         texts = fetch_frame(con, "read/select_cluster_texts", [crawl_id, crawl_id])
@@ -26,6 +53,13 @@ def materialize_topic_clusters(db_path: str | Path, crawl_id: str) -> StageResul
     clusters, summary = cluster_pages(urls, matrix, headings, pairs)
     with open_db(db_path) as con:
         written = write_partition(
-            con, crawl_id, {"topic_clusters": clusters, "cluster_summary": summary}
+            con,
+            crawl_id,
+            {
+                "topic_clusters": clusters,
+                "cluster_summary": summary,
+                "cluster_inputs": [{"digest": digest}],
+            },
         )
-    return StageResult(written, preview(summary, ["cluster_id", "cluster_label", "size", "is_gap"]))
+    shown = preview(summary, ["cluster_id", "cluster_label", "size", "is_gap"])
+    return StageResult(written, shown, {"copied_from": ""})

@@ -1,6 +1,6 @@
-"""Site-level stages of a crawl whose inputs equal an earlier crawl's copy its rows: site
-models and scored opportunities; each copy equals a recomputation, and a new editor's decision
-is a new input of the opportunities."""
+"""Site-level stages of a crawl whose inputs equal an earlier crawl's copy its rows: link graph,
+topic clusters, site models and scored opportunities; each copy equals a recomputation, and a
+new editor's decision is a new input of the opportunities."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import duckdb
 
 from linkpipe.defs.runner import run_graph
 from linkpipe.lib.stages.crawl_export import register_crawl
+from linkpipe.lib.stages.link_graph import GRAPH_TABLES, materialize_link_graph
 from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
 from linkpipe.lib.stages.site_models import SITE_TABLES, materialize_site_models
+from linkpipe.lib.stages.topic_clusters import CLUSTER_TABLES, materialize_topic_clusters
 from linkpipe.lib.static_site import serve_site
 
 DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
@@ -32,14 +34,16 @@ def _rows(db: Path, table: str, crawl_id: str) -> list[tuple]:
         con.close()
 
 
-def _site_models(db: Path, crawl_id: str) -> dict[str, list[tuple]]:
+def _site_models(
+    db: Path, crawl_id: str, tables: tuple[str, ...] = SITE_TABLES
+) -> dict[str, list[tuple]]:
     con = duckdb.connect(str(db), read_only=True)
     try:
         return {
             t: con.execute(
                 f"SELECT * EXCLUDE (crawl_id) FROM {t} WHERE crawl_id = ? ORDER BY ALL", [crawl_id]
             ).fetchall()
-            for t in SITE_TABLES
+            for t in tables
         }
     finally:
         con.close()
@@ -57,6 +61,13 @@ def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(tmp_p
         for crawl_id in ("c1", "c2"):
             register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": 300})
             run_graph(db, crawl_id, fake_model, workers=1)
+    for tables, stage in ((GRAPH_TABLES, materialize_link_graph),
+                          (CLUSTER_TABLES, materialize_topic_clusters)):  # fmt: skip
+        rows = _site_models(db, "c1", tables)
+        assert all(rows.values()) and _site_models(db, "c2", tables) == rows
+        assert stage(db, "c2").meta == {"copied_from": "c1"}
+        assert stage(db, "c2", reuse=False).meta["copied_from"] == ""
+        assert _site_models(db, "c2", tables) == rows  # recomputed: the very same rows
     models = _site_models(db, "c1")
     assert all(models.values()) and _site_models(db, "c2") == models
     assert materialize_site_models(db, "c2").meta == {"copied_from": "c1"}
@@ -83,3 +94,10 @@ def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(tmp_p
     assert again.meta["copied_from"] == ""  # the decision is new: scored again, without it
     pairs = {row[:2] for row in _rows(db, "link_opportunities", "c2")}
     assert (source, target) not in pairs and len(pairs) >= len(copied["link_opportunities"]) - 1
+    con = duckdb.connect(str(db))  # one link's text changed: a new input of the link graph
+    con.execute(
+        "UPDATE crawl_links SET anchor_text = 'a changed anchor' WHERE crawl_id = 'c2' AND rowid = "
+        "(SELECT min(rowid) FROM crawl_links WHERE crawl_id = 'c2' AND internal)"
+    )
+    con.close()
+    assert materialize_link_graph(db, "c2").meta["copied_from"] == ""
