@@ -121,6 +121,7 @@ class CrawlSettings(BaseModel):
     )
     job_dir: str = _rule(CrawlConfig, "job_dir", "a folder path")
     autothrottle: bool = _rule(CrawlConfig, "autothrottle", BOOL)
+    revalidate_first: bool = _rule(CrawlConfig, "revalidate_first", BOOL)
     retry_times: int = _rule(CrawlConfig, "retry_times", "an integer from 0 to 10", ge=0, le=10)
     template_min_pages: int = _rule(CrawlConfig, "template_min_pages", INT_1, ge=1)
     template_min_share: float = _rule(CrawlConfig, "template_min_share", SHARE, ge=0, le=1)

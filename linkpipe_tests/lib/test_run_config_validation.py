@@ -131,7 +131,8 @@ def test_a_bad_value_is_one_line_with_file_key_value_and_rule(tmp_path, text, me
             "valid keys: max_pages, max_depth, max_bytes, request_timeout_s, total_time_s, "
             "concurrency, user_agent, obey_robots, max_crawl_delay_s, allow_subdomains, "
             "extra_hosts, use_sitemap, trailing_slash, strip_params, trap_cap_per_pattern, "
-            "job_dir, autothrottle, retry_times, template_min_pages, template_min_share",
+            "job_dir, autothrottle, revalidate_first, retry_times, template_min_pages, "
+            "template_min_share",
         ),
         (
             "[graph]\ndepth = 3\n",

@@ -59,10 +59,15 @@ class CrawlConfig:
     previous_path: str = ""  # or the same as a JSONL file (see crawl.output.write_previous)
     job_dir: str = ""  # Scrapy JOBDIR, to pause (Ctrl-C / SIGTERM) and resume a crawl
     autothrottle: bool = False
+    revalidate_first: bool = True  # a refresh's conditional requests by a plain client first
     retry_times: int = 2  # extra attempts after a 5xx/429 or a network error
     template_min_pages: int = 8  # see linkpipe.lib.html.templates
     template_min_share: float = 0.3
     seed_urls: list[str] = field(default_factory=list)  # fetched at depth 0 besides start_url
+
+    def normalization(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`linkpipe.lib.urls.normalize_url` for this crawl."""
+        return {"trailing_slash": self.trailing_slash, "strip_params": frozenset(self.strip_params)}
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready settings, without ``previous`` (that travels as a file)."""

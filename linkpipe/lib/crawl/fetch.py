@@ -57,13 +57,24 @@ def looks_like_html(mime: str, body: bytes) -> bool:
 
 def fill_response_fields(record: PageRecord, response: Response) -> None:
     """Status, timing and the header-borne fields of a page record."""
-    record.status = response.status
+    names = ("Content-Type", "ETag", "Last-Modified", "X-Robots-Tag")
+    headers = {name.lower(): header(response, name) for name in names}
+    latency = round(float(response.meta.get("download_latency", 0.0)) * 1000, 2)
+    fill_answer_fields(record, response.status, headers, latency)
     record.fetched_at = utc_now()
-    record.response_ms = round(float(response.meta.get("download_latency", 0.0)) * 1000, 2)
-    record.content_type = mime_type(header(response, "Content-Type"))
-    record.etag = header(response, "ETag")
-    record.last_modified = header(response, "Last-Modified")
-    record.x_robots_tag = header(response, "X-Robots-Tag").lower()
+
+
+def fill_answer_fields(
+    record: PageRecord, status: int, headers: dict[str, str], response_ms: float
+) -> None:
+    """Status, timing and the header-borne fields of a page record, from an answer's status and
+    headers (lower-cased names, repeated values joined by ", ")."""
+    record.status = status
+    record.response_ms = response_ms
+    record.content_type = mime_type(headers.get("content-type", ""))
+    record.etag = headers.get("etag", "")
+    record.last_modified = headers.get("last-modified", "")
+    record.x_robots_tag = headers.get("x-robots-tag", "").lower()
 
 
 def classify_failure(failure: Failure) -> str:

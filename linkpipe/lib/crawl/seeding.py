@@ -46,6 +46,9 @@ class SeedingMixin:
                   source_pattern: str = "") -> list[scrapy.Request]:  # fmt: skip
         raise NotImplementedError
 
+    def _drain(self) -> list[scrapy.Request]:
+        raise NotImplementedError
+
     if TYPE_CHECKING:  # from ScopeMixin
 
         def _sitemap_requests(self, locs: Iterable[str], base: str,
@@ -99,7 +102,7 @@ class SeedingMixin:
         for waiting_url, original, depth, extra in waiting:
             requests += self._schedule(waiting_url, original, depth, **extra)
         if not meta.get("lp_start"):
-            return requests
+            return requests + self._drain()
         if self.cfg.use_sitemap:
             requests += self._sitemap_requests(self.frontier.sitemap_urls(host), url)
             requests += self._sitemap_requests(self._deferred_in_scope(), url)
@@ -178,7 +181,7 @@ class SeedingMixin:
         held, self.flags["held"] = self.flags["held"], []
         for url, original, depth in held:
             requests += self._schedule(url, original, depth, exempt=True)
-        return requests
+        return requests + self._drain()
 
     def _resume_seeding(self) -> list[scrapy.Request]:
         """A resumed crawl (JOBDIR) that had begun: start redirects held for their host's
@@ -190,7 +193,7 @@ class SeedingMixin:
         requests: list[scrapy.Request] = []
         for url, original, depth in held:
             requests += self._schedule(url, original, depth, exempt=True)
-        return requests
+        return requests + self._drain()
 
     def _begin(self) -> list[scrapy.Request]:
         if self.flags["started"]:
@@ -216,6 +219,7 @@ class SeedingMixin:
             if url not in self.frontier.seen
             for r in self._schedule(url, url, 1, exempt=True)
         ]
+        requests += self._drain()
         for request in requests:
             self.crawler.engine.crawl(request)
         if requests:

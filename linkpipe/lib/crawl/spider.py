@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
@@ -18,10 +18,11 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from linkpipe.lib.crawl import fetch
-from linkpipe.lib.crawl.config import CrawlConfig
+from linkpipe.lib.crawl.config import CrawlConfig, PreviousPage
 from linkpipe.lib.crawl.frontier import FETCH, ROBOTS, ROBOTS_UNKNOWN, SEEN, TRAP, Frontier
 from linkpipe.lib.crawl.output import CrawlOutput, PreviousCrawl
 from linkpipe.lib.crawl.redirects import RedirectTracker
+from linkpipe.lib.crawl.revalidate import NotModified
 from linkpipe.lib.crawl.scope import ScopeMixin, seeding_flags
 from linkpipe.lib.crawl.seeding import SeedingMixin
 from linkpipe.lib.hashing import sampled, text_hash
@@ -43,14 +44,21 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
 
     name = "linkpipe"
 
-    def __init__(self, config: dict[str, Any], out_dir: str, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        config: dict[str, Any],
+        out_dir: str,
+        previous: PreviousCrawl | None = None,
+        revalidated: dict[str, NotModified] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """``previous``: the previous crawl's pages (read from ``previous_path`` when not
+        given); ``revalidated``: those that answered 304 before the spider started (see
+        :mod:`linkpipe.lib.crawl.revalidate`)."""
         super().__init__(**kwargs)
         self.cfg = CrawlConfig.from_dict(config)
         self.out_dir = Path(out_dir)
-        self.norm = {
-            "trailing_slash": self.cfg.trailing_slash,
-            "strip_params": frozenset(self.cfg.strip_params),
-        }
+        self.norm = self.cfg.normalization()
         self.start_url = normalize_url(self.cfg.start_url, **self.norm)
         hosts = {url_host(self.start_url), *(h.lower() for h in self.cfg.extra_hosts)}
         hosts |= {url_host(u) for u in self.cfg.seed_urls if "://" in u}
@@ -78,7 +86,9 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
         self.tally: Counter[str] = Counter()  # fetched, skipped_links
         self._last_progress = 0.0
         prev = Path(self.cfg.previous_path) if self.cfg.previous_path else None
-        self.previous = PreviousCrawl(prev, self.norm)
+        self.previous = previous or PreviousCrawl(prev, self.norm)
+        self.revalidated = dict(revalidated or {})
+        self.answered: deque[tuple[str, str, int]] = deque()  # revalidated URLs scheduled
         self.output: CrawlOutput | None = None
 
     @classmethod
@@ -116,7 +126,7 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
             for request in self._seed_host(host, urlsplit(self.start_url).scheme):
                 yield request
         else:
-            for request in self._begin():
+            for request in self._begin() + self._drain():
                 yield request
 
     # -- scheduling ---------------------------------------------------------------------------
@@ -125,6 +135,9 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
         self, url: str, original: str, depth: int, exempt: bool = False, source_pattern: str = ""
     ) -> list[scrapy.Request]:
         decision = self.frontier.decide(url, depth, exempt, source_pattern)
+        if decision == FETCH and url in self.revalidated:
+            self.answered.append((url, original, depth))  # taken by the callback's _drain()
+            return []
         if decision == FETCH:
             meta = {**PAGE_META, "lp_url": url, "lp_original": original, "lp_depth": depth}
             return [
@@ -193,14 +206,7 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
         if 300 <= status < 400 and status != 304 and location:
             requests = self._hop(record, location, depth)
         elif status == 304 and (previous := self.previous.row(url)) is not None:
-            record.status, record.not_modified = 200, True
-            for key in ("etag", "last_modified", "content_type", "charset", "byte_size"):
-                if previous.get(key) and not getattr(record, key):
-                    setattr(record, key, previous[key])
-            record.content_type = record.content_type or "text/html"
-            requests = self._html(
-                record, previous.get("html") or "", previous.get("content_hash") or ""
-            )
+            requests = self._not_modified(record, previous)
         elif 200 <= status < 300 and "lp_body_length" in meta:  # non-HTML, body not downloaded
             record.byte_size = meta["lp_body_length"]
         elif 200 <= status < 300:
@@ -215,6 +221,40 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
                 record.content_type = record.content_type or "text/html"
                 requests = self._html(record, html, text_hash(html))
         if record.url not in self.redirects.target:  # not handed to the redirect tracker
+            self._finish(record)
+        self._progress()
+        return requests + self._drain()
+
+    def _not_modified(self, record: PageRecord, previous: PreviousPage) -> list[scrapy.Request]:
+        """A 304: the page as the previous crawl had it, with this answer's headers."""
+        record.status, record.not_modified = 200, True
+        for key in ("etag", "last_modified", "content_type", "charset", "byte_size"):
+            if previous.get(key) and not getattr(record, key):
+                setattr(record, key, previous[key])
+        record.content_type = record.content_type or "text/html"
+        return self._html(record, previous.get("html") or "", previous.get("content_hash") or "")
+
+    def _drain(self) -> list[scrapy.Request]:
+        """Take every scheduled URL that answered 304 before the spider started as fetched
+        with that answer, and the URLs their links schedule in turn, first scheduled first
+        (breadth first, so depths are those of the links); the requests for the others.
+        Every callback that schedules ends with it."""
+        requests: list[scrapy.Request] = []
+        while self.answered:
+            requests += self._answered(*self.answered.popleft())
+        return requests
+
+    def _answered(self, url: str, original: str, depth: int) -> list[scrapy.Request]:
+        """One URL that answered 304 to the revalidation: what :meth:`parse_page` does with
+        a 304 Scrapy received."""
+        answer, previous = self.revalidated.pop(url), self.previous.row(url)
+        record = self._record(url, original, self.frontier.fetched_depth(url, depth))
+        fetch.fill_answer_fields(record, 304, answer.headers, answer.response_ms)
+        record.fetched_at, record.final_url = answer.fetched_at, url
+        self.tally["fetched"] += 1
+        self.tally["revalidated"] += 1
+        requests = self._not_modified(record, previous) if previous is not None else []
+        if record.url not in self.redirects.target:
             self._finish(record)
         self._progress()
         return requests

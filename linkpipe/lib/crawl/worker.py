@@ -20,7 +20,8 @@ from scrapy.crawler import CrawlerProcess
 from linkpipe.lib.crawl.config import LINKS_FILE, STATS_FILE, CrawlConfig
 from linkpipe.lib.crawl.fetch import ERROR_WORDS
 from linkpipe.lib.crawl.middleware import BYTES_STAT, REQUESTS_STAT
-from linkpipe.lib.crawl.output import RAW_LINKS_FILE, CrawlOutput
+from linkpipe.lib.crawl.output import RAW_LINKS_FILE, CrawlOutput, PreviousCrawl
+from linkpipe.lib.crawl.revalidate import Revalidation, revalidate
 from linkpipe.lib.crawl.spider import LinkSpider
 from linkpipe.lib.html.templates import apply_to_links_file
 from linkpipe.lib.urls import same_site
@@ -70,6 +71,17 @@ def scrapy_settings(cfg: CrawlConfig) -> dict[str, Any]:
     return settings
 
 
+def revalidate_previous(cfg: CrawlConfig) -> tuple[PreviousCrawl, Revalidation]:
+    """The previous crawl's pages, and which of them answered 304 to a conditional request
+    sent before the spider starts (none without ``revalidate_first``, or with autothrottle,
+    whose pace the spider sets)."""
+    path = Path(cfg.previous_path) if cfg.previous_path else None
+    previous = PreviousCrawl(path, cfg.normalization())
+    if not cfg.revalidate_first or cfg.autothrottle or not previous.index:
+        return previous, Revalidation({})
+    return previous, revalidate(cfg, {url: previous.headers(url) for url in previous.index})
+
+
 def fatal_message(spider: LinkSpider, html_pages: int) -> str:
     """One line saying why the crawl is unusable ("" when it is usable)."""
     if html_pages:
@@ -116,9 +128,16 @@ def main(argv: list[str]) -> int:
     out_dir = Path(argv[2])
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    previous, revalidation = revalidate_previous(cfg)
     process = CrawlerProcess(settings=scrapy_settings(cfg))
     crawler = process.create_crawler(LinkSpider)
-    process.crawl(crawler, config=cfg.to_dict(), out_dir=str(out_dir))
+    process.crawl(
+        crawler,
+        config=cfg.to_dict(),
+        out_dir=str(out_dir),
+        previous=previous,
+        revalidated=revalidation.not_modified,
+    )
     process.start()
     elapsed = time.monotonic() - started
     spider = crawler.spider
@@ -130,6 +149,8 @@ def main(argv: list[str]) -> int:
         raw_links.unlink()
     scrapy_stats = crawler.stats.get_stats() if crawler.stats else {}
     stats = crawl_stats(spider, spider.output, scrapy_stats, elapsed, reclassified)
+    stats["requests"] += revalidation.requests
+    stats["bytes_received"] += revalidation.bytes_received
     (out_dir / STATS_FILE).write_text(json.dumps(stats, indent=2), encoding="utf-8")
     return 2 if stats["fatal"] else 0
 
@@ -165,6 +186,7 @@ def crawl_stats(
         "in_sitemap": output.counts["in_sitemap"],
         "truncated": output.counts["truncated"],
         "not_modified": output.counts["not_modified"],
+        "revalidated_first": spider.tally["revalidated"],
         "elapsed_s": round(elapsed, 3),
         "pages_per_s": round(spider.tally["fetched"] / elapsed, 1) if elapsed else 0.0,
         "finish_reason": str(scrapy_stats.get("finish_reason", "")),

@@ -1,0 +1,147 @@
+"""A refresh's conditional requests for the previous crawl's pages, sent before the spider starts
+by a plain HTTP/1.1 client with kept-alive connections.
+
+Scrapy costs about 3.7 ms of CPU a request, most of it its own machinery (scheduler, middleware,
+deferreds), and on a nightly refresh nine URLs in ten answer 304 Not Modified. The spider takes
+a URL that answered 304 here as fetched with that answer (``LinkSpider._schedule``), in the
+order and at the depth its links give, exactly as when Scrapy had sent the request. Any other
+answer, an error or a timeout leaves the URL to the spider, which requests it as before (a
+changed page is requested twice). robots.txt is read first: a disallowed URL is not requested,
+and a host whose robots.txt sets a Crawl-delay is left to the spider (which keeps the delay)."""
+
+from __future__ import annotations
+
+import http.client
+import threading
+import time
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from protego import Protego
+
+from linkpipe.lib.crawl.config import CrawlConfig
+from linkpipe.lib.crawl.fetch import utc_now
+
+MAX_THREADS = 8  # conditional requests in flight (at most the crawl's concurrency)
+
+
+@dataclass(frozen=True, slots=True)
+class NotModified:
+    """A 304 answer: its headers (lower-cased names), how long it took and when."""
+
+    headers: dict[str, str]
+    response_ms: float
+    fetched_at: str
+
+
+@dataclass
+class Revalidation:
+    """The URLs that answered 304, and what the client sent and received."""
+
+    not_modified: dict[str, NotModified]
+    requests: int = 0
+    bytes_received: int = 0
+
+
+class _Client:
+    """One kept-alive connection per host and thread."""
+
+    def __init__(self, cfg: CrawlConfig) -> None:
+        self.cfg = cfg
+        self.local = threading.local()
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.bytes = 0
+        self.opened: list[http.client.HTTPConnection] = []
+
+    def get(self, url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes] | None:
+        """(status, headers, body) of a GET, None on any network error. The body of a 200 or
+        304 is read (the connection is kept); other answers close the connection unread."""
+        parts = urlsplit(url)
+        conn = self._connection(parts.scheme, parts.netloc)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        sent = {"User-Agent": self.cfg.user_agent, "Accept-Encoding": "identity", **headers}
+        try:
+            conn.request("GET", path, headers=sent)
+            response = conn.getresponse()
+            body = response.read() if response.status in (200, 304) else b""
+        except (OSError, http.client.HTTPException):
+            self._drop(parts.netloc)
+            return None
+        if response.status not in (200, 304) or response.will_close:
+            self._drop(parts.netloc)
+        with self.lock:
+            self.requests += 1
+            self.bytes += (
+                17 + len(body) + sum(len(k) + len(v) + 4 for k, v in response.getheaders())
+            )
+        names: dict[str, str] = {}
+        for key, value in response.getheaders():  # repeated headers joined, as Scrapy's are
+            names[key.lower()] = f"{names[key.lower()]}, {value}" if key.lower() in names else value
+        return response.status, names, body
+
+    def _connection(self, scheme: str, netloc: str) -> http.client.HTTPConnection:
+        pool: dict[str, http.client.HTTPConnection] = self.local.__dict__.setdefault("pool", {})
+        if netloc not in pool:
+            kind = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
+            pool[netloc] = kind(netloc, timeout=self.cfg.request_timeout_s)
+            with self.lock:
+                self.opened.append(pool[netloc])
+        return pool[netloc]
+
+    def close(self) -> None:
+        """Close every connection any thread opened."""
+        for conn in self.opened:
+            conn.close()
+
+    def _drop(self, netloc: str) -> None:
+        conn = self.local.__dict__.get("pool", {}).pop(netloc, None)
+        if conn is not None:
+            conn.close()
+
+
+def _allowed_hosts(client: _Client, urls: Iterable[str]) -> dict[str, Protego | None]:
+    """Each host's robots.txt rules (None: its Crawl-delay leaves it to the spider)."""
+    rules: dict[str, Protego | None] = {}
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.netloc in rules:
+            continue
+        answer = client.get(f"{parts.scheme}://{parts.netloc}/robots.txt", {})
+        text = answer[2].decode("utf-8", "replace") if answer and answer[0] == 200 else ""
+        parser = Protego.parse(text)
+        delay = parser.crawl_delay(client.cfg.user_agent)
+        rules[parts.netloc] = None if delay and delay > 0 else parser
+    return rules
+
+
+def revalidate(cfg: CrawlConfig, requests: dict[str, dict[str, str]]) -> Revalidation:
+    """Send the conditional ``requests`` (url -> If-None-Match / If-Modified-Since headers),
+    at most ``cfg.max_pages`` of them, robots.txt first when ``cfg.obey_robots``."""
+    client = _Client(cfg)
+    urls = list(requests)[: cfg.max_pages]
+    if cfg.obey_robots:
+        rules = _allowed_hosts(client, urls)
+        urls = [u for u in urls if _permitted(rules.get(urlsplit(u).netloc), u, cfg.user_agent)]
+
+    def one(url: str) -> tuple[str, NotModified | None]:
+        started = time.perf_counter()
+        answer = client.get(url, requests[url])
+        if answer is None or answer[0] != 304:
+            return url, None
+        elapsed = round((time.perf_counter() - started) * 1000, 2)
+        return url, NotModified(answer[1], elapsed, utc_now())
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, min(MAX_THREADS, cfg.concurrency))) as pool:
+            answers = dict(pool.map(one, urls))
+    finally:
+        client.close()
+    found = {url: answer for url, answer in answers.items() if answer is not None}
+    return Revalidation(found, client.requests, client.bytes)
+
+
+def _permitted(rules: Protego | None, url: str, user_agent: str) -> bool:
+    return rules is not None and bool(rules.can_fetch(url, user_agent))
