@@ -60,16 +60,20 @@ class _Client:
         """(status, headers, body) of a GET, None on any network error. The body of a 200 or
         304 is read (the connection is kept); other answers close the connection unread."""
         parts = urlsplit(url)
-        conn = self._connection(parts.scheme, parts.netloc)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         sent = {"User-Agent": self.cfg.user_agent, "Accept-Encoding": "identity", **headers}
-        try:
-            conn.request("GET", path, headers=sent)
-            response = conn.getresponse()
-            body = response.read() if response.status in (200, 304) else b""
-        except (OSError, http.client.HTTPException):
-            self._drop(parts.netloc)
-            return None
+        for attempt in (1, 2):  # a kept-alive connection the server closed: once more, afresh
+            reused = parts.netloc in self.local.__dict__.get("pool", {})
+            conn = self._connection(parts.scheme, parts.netloc)
+            try:
+                conn.request("GET", path, headers=sent)
+                response = conn.getresponse()
+                body = response.read() if response.status in (200, 304) else b""
+                break
+            except (OSError, http.client.HTTPException):
+                self._drop(parts.netloc)
+                if attempt == 2 or not reused:
+                    return None
         if response.status not in (200, 304) or response.will_close:
             self._drop(parts.netloc)
         with self.lock:
@@ -119,14 +123,19 @@ def _allowed_hosts(client: _Client, urls: Iterable[str]) -> dict[str, Protego | 
 
 def revalidate(cfg: CrawlConfig, requests: dict[str, dict[str, str]]) -> Revalidation:
     """Send the conditional ``requests`` (url -> If-None-Match / If-Modified-Since headers),
-    at most ``cfg.max_pages`` of them, robots.txt first when ``cfg.obey_robots``."""
+    at most ``cfg.max_pages`` of them, robots.txt first when ``cfg.obey_robots``; none after
+    half of ``cfg.total_time_s`` (a slow site's remaining URLs are left to the spider)."""
     client = _Client(cfg)
     urls = list(requests)[: cfg.max_pages]
     if cfg.obey_robots:
         rules = _allowed_hosts(client, urls)
         urls = [u for u in urls if _permitted(rules.get(urlsplit(u).netloc), u, cfg.user_agent)]
 
+    deadline = time.monotonic() + cfg.total_time_s / 2  # the rest is the spider's
+
     def one(url: str) -> tuple[str, NotModified | None]:
+        if time.monotonic() > deadline:
+            return url, None
         started = time.perf_counter()
         answer = client.get(url, requests[url])
         if answer is None or answer[0] != 304:

@@ -1,7 +1,8 @@
 """A refresh's conditional requests sent before the spider (lib/crawl/revalidate.py): the pages
 that answer 304 are taken as fetched with that answer, the crawl's records and links are those
 of the spider's own conditional requests, a changed page is left to the spider, robots.txt is
-read first and a Crawl-delay leaves the host to the spider."""
+read first, a Crawl-delay leaves the host to the spider, and so does a slow site past half the
+crawl's time."""
 
 from __future__ import annotations
 
@@ -83,7 +84,9 @@ def test_a_crawl_delay_leaves_the_host_to_the_spider(tmp_path: Path) -> None:
         STATE["robots"] = ""
         answered = revalidate(config, requests)
         unreachable = revalidate(config, {"http://127.0.0.1:9/d0/": {"If-None-Match": '"v0"'}})
+        late = revalidate(CrawlConfig(site.base + "/", total_time_s=1e-6), requests)
     assert polite.not_modified == {} and polite.requests == 1  # robots.txt only
     assert list(answered.not_modified) == [site.base + "/d0/"] and answered.requests == 2
     assert answered.not_modified[site.base + "/d0/"].headers["etag"] == '"v0"'
     assert unreachable.not_modified == {} and unreachable.requests == 0
+    assert late.not_modified == {} and late.requests == 1  # past half its time: robots.txt only
