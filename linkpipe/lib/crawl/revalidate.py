@@ -14,7 +14,7 @@ from __future__ import annotations
 import http.client
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -121,10 +121,16 @@ def _allowed_hosts(client: _Client, urls: Iterable[str]) -> dict[str, Protego | 
     return rules
 
 
-def revalidate(cfg: CrawlConfig, requests: dict[str, dict[str, str]]) -> Revalidation:
+Progress = Callable[[int, int], None]  # (answered, left)
+
+
+def revalidate(
+    cfg: CrawlConfig, requests: dict[str, dict[str, str]], progress: Progress | None = None
+) -> Revalidation:
     """Send the conditional ``requests`` (url -> If-None-Match / If-Modified-Since headers),
     at most ``cfg.max_pages`` of them, robots.txt first when ``cfg.obey_robots``; none after
-    half of ``cfg.total_time_s`` (a slow site's remaining URLs are left to the spider)."""
+    half of ``cfg.total_time_s`` (a slow site's remaining URLs are left to the spider).
+    ``progress(answered, left)`` is called at most twice a second."""
     client = _Client(cfg)
     urls = list(requests)[: cfg.max_pages]
     if cfg.obey_robots:
@@ -132,8 +138,14 @@ def revalidate(cfg: CrawlConfig, requests: dict[str, dict[str, str]]) -> Revalid
         urls = [u for u in urls if _permitted(rules.get(urlsplit(u).netloc), u, cfg.user_agent)]
 
     deadline = time.monotonic() + cfg.total_time_s / 2  # the rest is the spider's
+    shown = [0.0, 0]  # when progress was last shown, URLs answered
 
     def one(url: str) -> tuple[str, NotModified | None]:
+        with client.lock:
+            shown[1] += 1
+            if progress is not None and time.monotonic() - shown[0] >= 0.5:
+                shown[0] = time.monotonic()
+                progress(int(shown[1]), len(urls) - int(shown[1]))
         if time.monotonic() > deadline:
             return url, None
         started = time.perf_counter()

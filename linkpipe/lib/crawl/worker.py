@@ -22,7 +22,7 @@ from linkpipe.lib.crawl.fetch import ERROR_WORDS
 from linkpipe.lib.crawl.middleware import BYTES_STAT, REQUESTS_STAT
 from linkpipe.lib.crawl.output import RAW_LINKS_FILE, CrawlOutput, PreviousCrawl
 from linkpipe.lib.crawl.revalidate import Revalidation, revalidate
-from linkpipe.lib.crawl.spider import LinkSpider
+from linkpipe.lib.crawl.spider import PROGRESS_PREFIX, LinkSpider
 from linkpipe.lib.html.templates import apply_to_links_file
 from linkpipe.lib.urls import same_site
 
@@ -79,7 +79,12 @@ def revalidate_previous(cfg: CrawlConfig) -> tuple[PreviousCrawl, Revalidation]:
     previous = PreviousCrawl(path, cfg.normalization())
     if not cfg.revalidate_first or cfg.autothrottle or not previous.index:
         return previous, Revalidation({})
-    return previous, revalidate(cfg, {url: previous.headers(url) for url in previous.index})
+    requests = {url: previous.headers(url) for url in previous.index}
+    return previous, revalidate(cfg, requests, _print_progress)
+
+
+def _print_progress(answered: int, left: int) -> None:
+    print(f"{PROGRESS_PREFIX} {answered} {left}", file=sys.stderr, flush=True)
 
 
 def fatal_message(spider: LinkSpider, html_pages: int) -> str:

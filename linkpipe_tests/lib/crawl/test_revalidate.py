@@ -82,11 +82,13 @@ def test_a_crawl_delay_leaves_the_host_to_the_spider(tmp_path: Path) -> None:
         requests = {site.base + "/d0/": {"If-None-Match": '"v0"'}}
         polite = revalidate(config, requests)
         STATE["robots"] = ""
-        answered = revalidate(config, requests)
+        shown: list[tuple[int, int]] = []
+        answered = revalidate(config, requests, lambda done, left: shown.append((done, left)))
         unreachable = revalidate(config, {"http://127.0.0.1:9/d0/": {"If-None-Match": '"v0"'}})
         late = revalidate(CrawlConfig(site.base + "/", total_time_s=1e-6), requests)
     assert polite.not_modified == {} and polite.requests == 1  # robots.txt only
     assert list(answered.not_modified) == [site.base + "/d0/"] and answered.requests == 2
     assert answered.not_modified[site.base + "/d0/"].headers["etag"] == '"v0"'
+    assert shown == [(1, 0)]  # the progress of the one URL
     assert unreachable.not_modified == {} and unreachable.requests == 0
     assert late.not_modified == {} and late.requests == 1  # past half its time: robots.txt only
