@@ -66,7 +66,11 @@ class CrawlOutput:
 
 
 class PreviousCrawl:
-    """Validators of the previous crawl in memory; its HTML stays on disk until a 304 needs it."""
+    """Validators of the previous crawl in memory; its HTML stays on disk until a 304 needs it.
+
+    The file :func:`write_previous` writes holds one small JSON line a page (no HTML), and the
+    HTML of every page follows in a second file (``<name>.html``), so building the index never
+    decodes HTML (API reference pages run to hundreds of kilobytes)."""
 
     def __init__(self, path: Path | None, normalize_kwargs: dict[str, Any]) -> None:
         self.path = path
@@ -83,7 +87,7 @@ class PreviousCrawl:
                     offset += len(line)
                     continue
                 etag, modified = row.get("etag") or "", row.get("last_modified") or ""
-                if (etag or modified) and row.get("html"):
+                if (etag or modified) and row.get("html_at", (0, 0))[1]:
                     self.index[url] = (etag, modified, offset)
                 offset += len(line)
 
@@ -106,16 +110,30 @@ class PreviousCrawl:
             return None
         with self.path.open("rb") as handle:
             handle.seek(entry[2])
-            page: PreviousPage = json.loads(handle.readline())
-        return page
+            page = json.loads(handle.readline())
+        start, size = page.pop("html_at")
+        with _html_path(self.path).open("rb") as handle:
+            handle.seek(start)
+            page["html"] = handle.read(size).decode("utf-8")
+        result: PreviousPage = page
+        return result
+
+
+def _html_path(path: Path) -> Path:
+    return path.with_name(path.name + ".html")
 
 
 def write_previous(pages: Iterable[tuple[str, PreviousPage]], path: Path) -> int:
-    """Write ``(url, page)`` pairs of the previous crawl as the JSONL file :class:`PreviousCrawl`
-    reads (one ``{"url": ..., **page}`` object a line); returns how many were written."""
+    """Write ``(url, page)`` pairs of the previous crawl as the files :class:`PreviousCrawl`
+    reads (one ``{"url": ..., **page, "html_at": [offset, bytes]}`` line a page, its HTML in
+    the ``.html`` file beside); returns how many were written."""
     written = 0
-    with path.open("w", encoding="utf-8") as handle:
+    with path.open("w", encoding="utf-8") as handle, _html_path(path).open("wb") as html_file:
         for url, page in pages:
-            handle.write(_dumps({**page, "url": url}))
+            fields = dict(page)
+            html = str(fields.pop("html", "") or "").encode("utf-8")
+            start = html_file.tell()
+            html_file.write(html)
+            handle.write(_dumps({**fields, "url": url, "html_at": [start, len(html)]}))
             written += 1
     return written

@@ -143,20 +143,21 @@ def candidate_pairs_of_rows(
     names: Sequence[str], rows: Iterable[Sequence[Any]]
 ) -> Iterator[CandidatePair]:
     """The :class:`CandidatePair` of each ``candidate_pairs`` row read from DuckDB as a tuple,
-    ``names`` being the query's column names (a site's rows: read by position, not as dicts)."""
+    ``names`` being the query's column names (a site's rows: read by position, not as dicts);
+    rows read without the placement columns get no anchors."""
     index = {name: i for i, name in enumerate(names)}
     columns = itemgetter(*(index[n] for n in _PAIR_COLUMNS))
-    best = itemgetter(*(index[n] for n in _BEST_COLUMNS))
     mention = _PAIR_COLUMNS.index("mention_score")
-    text, alternatives, key = (
-        index["anchor_text"],
-        index["anchor_alternatives"],
-        index["anchor_key"],
-    )
+    key = index["anchor_key"]
+    placed = "anchor_text" in index  # else read without placements: anchors ()
+    best = itemgetter(*(index[n] for n in _BEST_COLUMNS)) if placed else None
+    text, alternatives = index.get("anchor_text", -1), index.get("anchor_alternatives", -1)
     for row in rows:
         values = list(columns(row))
         values[mention] = values[mention] or 0.0
-        anchors = StoredAnchors(best(row) if row[text] else None, row[alternatives])
+        anchors: Sequence[AnchorChoice] = ()
+        if best is not None:
+            anchors = StoredAnchors(best(row) if row[text] else None, row[alternatives])
         # values: the fields before anchors, in order (by position: dicts cost more than this)
         yield CandidatePair(*values, anchors=anchors, anchor_key=row[key])  # type: ignore[misc]
 

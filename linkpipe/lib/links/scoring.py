@@ -8,6 +8,7 @@ documented in docs/architecture.md.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 
 from linkpipe.lib.links.anchors import AnchorChoice, AnchorLedger
 from linkpipe.lib.links.calibration import Calibration, calibrate
@@ -153,21 +154,34 @@ def build_reason(
     return text[0].upper() + text[1:] + "."
 
 
+# The placements of some candidate pairs, in their order: rows read without them get theirs
+# here (the stage reads them from the database for the pairs scoring keeps).
+Placements = Callable[[Sequence[CandidatePair]], Sequence[Sequence[AnchorChoice]]]
+
+
+def own_placements(pairs: Sequence[CandidatePair]) -> list[Sequence[AnchorChoice]]:
+    """The placements the pairs carry."""
+    return [p.anchors for p in pairs]
+
+
 def score_opportunities(
     candidates: list[CandidatePair],
     facts: dict[str, PageFacts],
     decisions: dict[tuple[str, str], str] | None = None,
     config: ScoringConfig | None = None,
+    placements: Placements = own_placements,
 ) -> tuple[list[LinkOpportunity], list[CannibalisationPair]]:
     """(opportunity rows, cannibalisation rows) from every shard's candidate rows. The
     confidence is calibrated on every pair between two pages of ``facts``, those linked in
-    content being the positives (see :func:`linkpipe.lib.links.calibration.calibrate`)."""
+    content being the positives (see :func:`linkpipe.lib.links.calibration.calibrate`).
+    ``placements`` gives the anchors of the pairs kept (the caps do not depend on them)."""
     config = config or ScoringConfig()
     decisions = decisions or {}
     pairs = scorable_pairs(candidates, facts)
     site = site_priorities(config, pairs, facts)
     order, cannibal = suggestable(site, facts, decisions, config)
-    placed = place_opportunities(site, order, config)
+    kept = within_caps(site, order, config)
+    placed = place_anchors(site, kept, placements([pairs[i] for i, _ in kept]), config)
     scores = site.score.tolist()
     labels = [p.already_linked_content for p in pairs]
     calibration = calibrate(scores, labels, [round(scores[i], 6) for i, _, _ in placed])
@@ -225,24 +239,37 @@ def cannibalisation(
     return None
 
 
-def place_opportunities(
+def within_caps(
     site: SitePriorities, order: list[int], config: ScoringConfig
-) -> list[tuple[int, int, AnchorChoice | None]]:
-    """(pair index, rank, anchor) of each pair kept from ``order`` (best first) within the
-    caps, with its anchor; the n-th pair kept for a source is its rank n."""
+) -> list[tuple[int, int]]:
+    """(pair index, rank) of each pair kept from ``order`` (best first) within the caps per
+    source and per target; the n-th pair kept for a source is its rank n."""
     per_source: dict[str, int] = defaultdict(int)
     per_target: dict[str, int] = defaultdict(int)
-    ledger = AnchorLedger(config.max_same_anchor_per_target)
-    placed = []
+    kept = []
     for i in order:
-        cand = site.pairs[i]
-        s, t = cand.source_url, cand.target_url
+        s, t = site.pairs[i].source_url, site.pairs[i].target_url
         if per_source[s] >= config.max_per_source or per_target[t] >= config.max_per_target:
             continue
-        anchor = ledger.pick(s, t, cand.anchors)
         per_source[s] += 1
         per_target[t] += 1
-        placed.append((i, per_source[s], anchor))
+        kept.append((i, per_source[s]))
+    return kept
+
+
+def place_anchors(
+    site: SitePriorities,
+    kept: list[tuple[int, int]],
+    choices: Sequence[Sequence[AnchorChoice]],
+    config: ScoringConfig,
+) -> list[tuple[int, int, AnchorChoice | None]]:
+    """(pair index, rank, anchor) of each kept pair, best first: the first of its ``choices``
+    the :class:`~linkpipe.lib.links.anchors.AnchorLedger` allows, None when none fits."""
+    ledger = AnchorLedger(config.max_same_anchor_per_target)
+    placed = []
+    for (i, rank), options in zip(kept, choices, strict=True):
+        cand = site.pairs[i]
+        placed.append((i, rank, ledger.pick(cand.source_url, cand.target_url, options)))
     return placed
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from linkpipe.lib.links.priorities import scorable_pairs
 from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair, LinkOpportunity
-from linkpipe.lib.links.scoring import score_opportunities
+from linkpipe.lib.links.scoring import Placements, own_placements, score_opportunities
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.weights import WeightFit, default_fit, fit_site_weights
 
@@ -35,9 +35,13 @@ def score_site(
     facts: dict[str, PageFacts],
     decisions: dict[tuple[str, str], str] | None = None,
     config: ScoringConfig | None = None,
+    placements: Placements = own_placements,
 ) -> SiteScores:
-    """Fit the site's weights, then score, cap and explain its candidates with them."""
+    """Fit the site's weights, then score, cap and explain its candidates with them
+    (``placements``: see :func:`~linkpipe.lib.links.scoring.score_opportunities`)."""
     config = config or ScoringConfig()
     fit = site_weights(config, candidates, facts)
-    rows, cannibal = score_opportunities(candidates, facts, decisions, fit.apply(config))
+    rows, cannibal = score_opportunities(
+        candidates, facts, decisions, fit.apply(config), placements
+    )
     return SiteScores(rows, cannibal, fit)

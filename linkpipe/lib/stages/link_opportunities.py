@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
 from linkpipe.lib.hashing import DEFAULT_SHARDS, library_code_digest
-from linkpipe.lib.links.rows import CandidatePair, candidate_pairs_of_rows, records
+from linkpipe.lib.links.anchors import AnchorChoice
+from linkpipe.lib.links.rows import (
+    CandidatePair,
+    anchors_of_record,
+    candidate_pairs_of_rows,
+    records,
+)
+from linkpipe.lib.links.scoring import Placements
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.run_config import scoring_config
@@ -18,20 +27,46 @@ from linkpipe.lib.storage import (
     fetch_dicts,
     load_sql,
     open_db,
+    registered_frame,
     stored_config,
     write_partition,
 )
 from linkpipe.lib.value.signals import BusinessValue, load_business_values
 
 OPPORTUNITY_TABLES = ("link_opportunities", "cannibalisation_pairs", "scoring_weights")
+PAIRS_VIEW = "_linkpipe_pairs"  # the pairs whose placements are read (select_candidate_placements)
 
 
-def load_candidates(con: duckdb.DuckDBPyConnection, crawl_id: str) -> list[CandidatePair]:
-    """Every shard's candidate rows of the crawl (read as tuples: a large site has ~40 a
-    page, and dicts of them cost more than the scoring)."""
-    cur = con.execute(load_sql("read/select_candidates_for_crawl"), [crawl_id])
+def load_candidates(
+    con: duckdb.DuckDBPyConnection, crawl_id: str, placements: bool = True
+) -> list[CandidatePair]:
+    """Every shard's candidate rows of the crawl, read as tuples (a large site has ~40 a page,
+    and dicts of them cost more than the scoring); without ``placements`` their anchor columns
+    are left out (:func:`placement_reader` reads those of the pairs scoring keeps)."""
+    name = "read/select_candidates_for_crawl" if placements else "read/select_candidate_scores"
+    cur = con.execute(load_sql(name), [crawl_id])
     names = [d[0] for d in cur.description or []]
     return list(candidate_pairs_of_rows(names, cur.fetchall()))
+
+
+def placement_reader(db_path: str | Path, crawl_id: str) -> Placements:
+    """The stored placements of the candidate pairs asked for, in their order (a sentence, an
+    anchor and its alternatives are most of a row: only the pairs scoring keeps need them)."""
+
+    def read(pairs: Sequence[CandidatePair]) -> list[Sequence[AnchorChoice]]:
+        keys = pl.DataFrame(
+            {
+                "source_url": [p.source_url for p in pairs],
+                "target_url": [p.target_url for p in pairs],
+            },
+            schema={"source_url": pl.String, "target_url": pl.String},
+        )
+        with open_db(db_path) as con, registered_frame(con, PAIRS_VIEW, keys):
+            rows = fetch_dicts(con, "read/select_candidate_placements", [crawl_id])
+        found = {(r["source_url"], r["target_url"]): anchors_of_record(r) for r in rows}
+        return [found.get((p.source_url, p.target_url), ()) for p in pairs]
+
+    return read
 
 
 def load_page_facts(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, PageFacts]:
@@ -96,8 +131,9 @@ def materialize_link_opportunities(
             )
             if copied is not None:
                 return copied
-        candidates = load_candidates(con, crawl_id)
-    scores = score_site(candidates, facts, decisions, config)
+        candidates = load_candidates(con, crawl_id, placements=False)
+    placements = placement_reader(db_path, crawl_id)
+    scores = score_site(candidates, facts, decisions, config, placements)
     rows = scores.opportunities
     tables: dict[str, PartitionRows] = {
         "link_opportunities": records(rows),

@@ -9,12 +9,20 @@ from pathlib import Path
 import duckdb
 
 from linkpipe.defs.runner import run_graph
+from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.stages.crawl_export import register_crawl
 from linkpipe.lib.stages.link_graph import GRAPH_TABLES, materialize_link_graph
-from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
+from linkpipe.lib.stages.link_opportunities import (
+    load_candidates,
+    load_decisions,
+    load_page_facts,
+    materialize_link_opportunities,
+    placement_reader,
+)
 from linkpipe.lib.stages.site_models import SITE_TABLES, materialize_site_models
 from linkpipe.lib.stages.topic_clusters import CLUSTER_TABLES, materialize_topic_clusters
 from linkpipe.lib.static_site import serve_site
+from linkpipe.lib.storage import open_db
 
 DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
 TABLES = {
@@ -101,3 +109,24 @@ def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(tmp_p
     )
     con.close()
     assert materialize_link_graph(db, "c2").meta["copied_from"] == ""
+
+
+def test_placements_read_for_the_kept_pairs_only_give_the_same_rows(tmp_path, fake_model):
+    """The stage reads candidate rows without their placements and then the placements of the
+    pairs scoring keeps: the same opportunities as scoring fully loaded rows."""
+    db = tmp_path / "p.duckdb"
+    with serve_site(DEMO_SITE) as site:
+        register_crawl(db, "c1", site.base_url + "/", "crawler", "", {"max_pages": 300})
+        run_graph(db, "c1", fake_model, workers=1)
+    with open_db(db) as con:
+        facts, decisions = load_page_facts(con, "c1"), load_decisions(con)
+        full, bare = load_candidates(con, "c1"), load_candidates(con, "c1", placements=False)
+    assert len(full) == len(bare) > 100 and not any(c.anchors for c in bare)
+    eager = score_site(full, facts, decisions).opportunities
+    lazy = score_site(bare, facts, decisions, placements=placement_reader(db, "c1"))
+    assert [r.record() for r in lazy.opportunities] == [r.record() for r in eager]
+    assert sum(r.anchor_text is not None for r in eager) > 20
+    stored = _rows(db, "link_opportunities", "c1")
+    assert sorted((r.source_url, r.target_url, r.rank) for r in eager) == sorted(
+        row[:3] for row in stored
+    )
