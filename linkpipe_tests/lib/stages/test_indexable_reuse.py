@@ -12,22 +12,16 @@ import duckdb
 from linkpipe.lib.stages.crawl_export import materialize_crawl_export, register_crawl
 from linkpipe.lib.stages.indexable_pages import materialize_indexable_pages
 from linkpipe.lib.static_site import serve_site
+from linkpipe.lib.storage import cursor_dicts, open_db
 
 DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
 EXTRA = " ".join(f"audit{k} archive{k} revision{k}" for k in range(40))
 
 
 def _rows(db: Path, crawl_id: str) -> dict[str, dict[str, object]]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        cur = con.execute(
-            "SELECT * EXCLUDE (crawl_id) FROM indexable_pages WHERE crawl_id = ? ORDER BY url",
-            [crawl_id],
-        )
-        names = [d[0] for d in cur.description]
-        rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
-    finally:
-        con.close()
+    with open_db(db, read_only=True) as con:
+        query = "SELECT * EXCLUDE (crawl_id) FROM indexable_pages WHERE crawl_id = ? ORDER BY url"
+        rows = cursor_dicts(con.execute(query, [crawl_id]))
     return {str(r["url"]): r for r in rows}
 
 
