@@ -34,7 +34,7 @@ class PageRecord:
     title: str = ""
     h1: str = ""
     meta_description: str = ""
-    html: str = ""  # decoded HTML (storage compresses it)
+    html: str = ""  # decoded HTML (storage compresses it); "" for a 304: the previous crawl's
     content_hash: str = ""  # sha1 of the decoded HTML body ("" when no body)
     depth: int = 0  # crawl depth (link hops from the start URL; sitemap seeds count as 1)
     fetched_at: str = ""  # ISO-8601 UTC

@@ -277,5 +277,13 @@ def test_crawl_stats_are_stored_with_the_crawl(demo_db):
 
     stats = json.loads(q(con, "SELECT crawl_stats FROM crawls WHERE crawl_id = 'crawl-2'")[0][0])
     assert stats["pages"] == 76 and stats["not_modified"] == 74  # the second crawl is conditional
+    assert stats["revalidated_first"] == 74  # answered to the client before the spider started
+    kept = q(
+        con,
+        """SELECT count(*), count(*) FILTER (b.html_z = a.html_z AND b.html_z IS NOT NULL)
+           FROM crawl_pages b JOIN crawl_pages a ON a.url = b.url AND a.crawl_id = 'crawl-1'
+           WHERE b.crawl_id = 'crawl-2' AND b.not_modified""",
+    )
+    assert kept == [(74, 74)]  # every 304 stores the previous crawl's HTML as it was
     assert stats["status"] == {"0": 1, "200": 74, "301": 1}
     assert stats["errors"] == {"robots_disallowed": 1} and stats["skipped"]["robots"] == 1

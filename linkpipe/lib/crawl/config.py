@@ -25,7 +25,8 @@ class PreviousPage(TypedDict, total=False):
     etag: str
     last_modified: str
     content_hash: str
-    html: str
+    html: str  # or, as stored, html_z
+    html_z: bytes
     content_type: str
     charset: str
     byte_size: int

@@ -8,9 +8,10 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from linkpipe.lib.crawl.config import PAGES_FILE, PreviousPage
+from linkpipe.lib.html.stored import compress_html, decompress_html
 from linkpipe.lib.records import LinkRecord, PageRecord
 from linkpipe.lib.urls import normalize_url
 
@@ -48,7 +49,7 @@ class CrawlOutput:
         self.status[str(record.status)] += 1
         if record.error:
             self.errors[record.error] += 1
-        if record.html:
+        if record.html or record.not_modified:  # a 304's HTML is the previous crawl's
             self.counts["html_pages"] += 1
         for flag in ("truncated", "not_modified", "in_sitemap"):
             if getattr(record, flag):
@@ -69,8 +70,9 @@ class PreviousCrawl:
     """Validators of the previous crawl in memory; its HTML stays on disk until a 304 needs it.
 
     The file :func:`write_previous` writes holds one small JSON line a page (no HTML), and the
-    HTML of every page follows in a second file (``<name>.html``), so building the index never
-    decodes HTML (API reference pages run to hundreds of kilobytes)."""
+    HTML of every page, compressed as ``html_z`` stores it, follows in a second file
+    (``<name>.html``): building the index decodes no HTML (API reference pages run to hundreds
+    of kilobytes), and a 304's stored HTML is stored again as it is (:meth:`html_z`)."""
 
     def __init__(self, path: Path | None, normalize_kwargs: dict[str, Any]) -> None:
         self.path = path
@@ -105,18 +107,31 @@ class PreviousCrawl:
 
     def row(self, url: str) -> PreviousPage | None:
         """The previous crawl's page at ``url`` (with its HTML), read from disk."""
+        page = self._line(url)
+        if page is None:
+            return None
+        page["html"] = decompress_html(self._blob(page.pop("html_at")))
+        return cast(PreviousPage, page)
+
+    def html_z(self, url: str) -> bytes | None:
+        """The previous crawl's stored (compressed) HTML of ``url``."""
+        page = self._line(url)
+        return self._blob(page["html_at"]) if page is not None else None
+
+    def _line(self, url: str) -> dict[str, Any] | None:
         entry = self.index.get(url)
         if entry is None or self.path is None:
             return None
         with self.path.open("rb") as handle:
             handle.seek(entry[2])
-            page = json.loads(handle.readline())
-        start, size = page.pop("html_at")
+            line: dict[str, Any] = json.loads(handle.readline())
+        return line
+
+    def _blob(self, at: list[int]) -> bytes:
+        assert self.path is not None
         with _html_path(self.path).open("rb") as handle:
-            handle.seek(start)
-            page["html"] = handle.read(size).decode("utf-8")
-        result: PreviousPage = page
-        return result
+            handle.seek(at[0])
+            return handle.read(at[1])
 
 
 def _html_path(path: Path) -> Path:
@@ -125,13 +140,15 @@ def _html_path(path: Path) -> Path:
 
 def write_previous(pages: Iterable[tuple[str, PreviousPage]], path: Path) -> int:
     """Write ``(url, page)`` pairs of the previous crawl as the files :class:`PreviousCrawl`
-    reads (one ``{"url": ..., **page, "html_at": [offset, bytes]}`` line a page, its HTML in
-    the ``.html`` file beside); returns how many were written."""
+    reads (one ``{"url": ..., **page, "html_at": [offset, bytes]}`` line a page, its
+    compressed HTML (``html_z``, or ``html`` compressed) in the ``.html`` file beside);
+    returns how many were written."""
     written = 0
     with path.open("w", encoding="utf-8") as handle, _html_path(path).open("wb") as html_file:
         for url, page in pages:
-            fields = dict(page)
-            html = str(fields.pop("html", "") or "").encode("utf-8")
+            fields: dict[str, Any] = dict(page)
+            text, blob = fields.pop("html", ""), fields.pop("html_z", None)
+            html = blob if blob is not None else (compress_html(text) if text else b"")
             start = html_file.tell()
             html_file.write(html)
             handle.write(_dumps({**fields, "url": url, "html_at": [start, len(html)]}))

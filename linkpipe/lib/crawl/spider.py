@@ -226,13 +226,18 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
         return requests + self._drain()
 
     def _not_modified(self, record: PageRecord, previous: PreviousPage) -> list[scrapy.Request]:
-        """A 304: the page as the previous crawl had it, with this answer's headers."""
+        """A 304: the page as the previous crawl had it, with this answer's headers; its record
+        carries no HTML (the stage stores the previous crawl's again, see ``PreviousCrawl``)."""
         record.status, record.not_modified = 200, True
         for key in ("etag", "last_modified", "content_type", "charset", "byte_size"):
             if previous.get(key) and not getattr(record, key):
                 setattr(record, key, previous[key])
         record.content_type = record.content_type or "text/html"
-        return self._html(record, previous.get("html") or "", previous.get("content_hash") or "")
+        requests = self._html(
+            record, previous.get("html") or "", previous.get("content_hash") or ""
+        )
+        record.html = ""  # stored again from the previous crawl's stored HTML, as it is
+        return requests
 
     def _drain(self) -> list[scrapy.Request]:
         """Take every scheduled URL that answered 304 before the spider started as fetched

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,16 +19,6 @@ class StageResult:
     rows: dict[str, int]
     preview: list[dict[str, Any]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
-
-
-def compress_html(html: str) -> bytes:
-    """zlib-compressed UTF-8 HTML for the ``html_z`` column."""
-    return zlib.compress(html.encode("utf-8"), 6)
-
-
-def decompress_html(blob: bytes | None) -> str:
-    """Inverse of :func:`compress_html` (empty string for NULL)."""
-    return zlib.decompress(blob).decode("utf-8") if blob else ""
 
 
 def preview(

@@ -14,11 +14,12 @@ import polars as pl
 from linkpipe.lib import progress
 from linkpipe.lib.crawl import CrawlConfig, CrawlError, run_crawl
 from linkpipe.lib.crawl.config import PREVIOUS_FILE, PreviousPage
-from linkpipe.lib.crawl.output import write_previous
+from linkpipe.lib.crawl.output import PreviousCrawl, write_previous
 from linkpipe.lib.hashing import shard_of
+from linkpipe.lib.html.stored import compress_html
 from linkpipe.lib.importers import FILE_IMPORTERS, read_url_list
 from linkpipe.lib.records import LinkRecord, PageRecord
-from linkpipe.lib.stages.common import StageResult, compress_html, decompress_html
+from linkpipe.lib.stages.common import StageResult
 from linkpipe.lib.storage import (
     crawl_row,
     execute,
@@ -70,7 +71,7 @@ def _previous_pages(
                     etag=row["etag"],
                     last_modified=row["last_modified"],
                     content_hash=row["content_hash"],
-                    html=decompress_html(row["html_z"]),
+                    html_z=row["html_z"],
                 ),
             )
 
@@ -89,14 +90,19 @@ _PAGE_TYPES: dict[str, pl.DataType] = {
 }
 
 
-def _page_batches(pages: Iterator[PageRecord], n_shards: int) -> Iterator[pl.DataFrame]:
-    """``crawl_pages`` frames of :data:`BATCH` records: HTML compressed, hreflang as JSON."""
+def _page_batches(
+    pages: Iterator[PageRecord], n_shards: int, previous: PreviousCrawl | None = None
+) -> Iterator[pl.DataFrame]:
+    """``crawl_pages`` frames of :data:`BATCH` records: HTML compressed (a 304's is the
+    previous crawl's stored HTML, taken as it is from ``previous``), hreflang as JSON."""
     for batch in _chunks(pages, BATCH):
         rows: list[dict[str, object]] = []
         for page in batch:
             row = page.as_row()
             html = row.pop("html")
             row["html_z"] = compress_html(html) if html else None
+            if page.not_modified and not html and previous is not None:
+                row["html_z"] = previous.html_z(page.url)
             row["hreflang"] = json.dumps(row["hreflang"])
             row["shard"] = shard_of(page.url, n_shards)
             rows.append(row)
@@ -124,6 +130,7 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
         reused = write_previous(previous, out / PREVIOUS_FILE)
         if reused:
             config.previous_path = str(out / PREVIOUS_FILE)
+        stored = PreviousCrawl(out / PREVIOUS_FILE, config.normalization()) if reused else None
         if settings["source"] == "url_list":
             config.seed_urls = read_url_list(Path(settings["source_path"]))
             config.max_depth, config.use_sitemap = 0, False  # fetch the listed URLs only
@@ -138,7 +145,7 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
                 con,
                 crawl_id,
                 {
-                    "crawl_pages": _page_batches(result.iter_pages(), n_shards),
+                    "crawl_pages": _page_batches(result.iter_pages(), n_shards, stored),
                     "crawl_links": _link_batches(result.iter_links()),
                 },
             )

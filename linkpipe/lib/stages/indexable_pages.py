@@ -14,8 +14,9 @@ import duckdb
 from linkpipe.lib.content.indexability import IndexabilityRules, classify_site
 from linkpipe.lib.content.main_area import TextFacts, facts_digest
 from linkpipe.lib.content.site_thresholds import Threshold
+from linkpipe.lib.html.stored import decompress_html
 from linkpipe.lib.run_config import indexability_rules
-from linkpipe.lib.stages.common import StageResult, decompress_html, preview
+from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.storage import fetch_dicts, iter_dicts, open_db, stored_config, write_partition
 
 

@@ -33,7 +33,8 @@ from linkpipe.lib.content.summaries import (
     slug_words,
 )
 from linkpipe.lib.hashing import code_digest, text_hash
-from linkpipe.lib.stages.common import StageResult, decompress_html, preview
+from linkpipe.lib.html.stored import decompress_html
+from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.storage import CopiedRows, fetch_dicts, open_db, write_partition
 from linkpipe.lib.urls import normalize_url
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from linkpipe.lib.hashing import DEFAULT_SHARDS, shard_of, text_hash
-from linkpipe.lib.stages.common import compress_html
+from linkpipe.lib.html.stored import compress_html
 from linkpipe.lib.stages.indexable_pages import materialize_indexable_pages
 from linkpipe.lib.stages.page_summaries import extractor_digest, materialize_page_summaries
 from linkpipe.lib.storage import execute, open_db, write_partition
