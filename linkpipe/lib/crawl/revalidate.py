@@ -7,7 +7,11 @@ a URL that answered 304 here as fetched with that answer (``LinkSpider._schedule
 order and at the depth its links give, exactly as when Scrapy had sent the request. Any other
 answer, an error or a timeout leaves the URL to the spider, which requests it as before (a
 changed page is requested twice). robots.txt is read first: a disallowed URL is not requested,
-and a host whose robots.txt sets a Crawl-delay is left to the spider (which keeps the delay)."""
+and a host whose robots.txt sets a Crawl-delay or cannot be reached is left to the spider
+(which keeps the delay). With an HTTP proxy configured (``http_proxy``, ``https_proxy``) nothing
+is sent (the spider goes through the proxy), and after 20 network failures in a row the client
+gives up (a firewall that drops direct connections costs one timeout per thread, not one per
+URL)."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+from urllib.request import getproxies, proxy_bypass
 
 from protego import Protego
 
@@ -25,6 +30,7 @@ from linkpipe.lib.crawl.config import CrawlConfig
 from linkpipe.lib.crawl.fetch import utc_now
 
 MAX_THREADS = 8  # conditional requests in flight (at most the crawl's concurrency)
+MAX_FAILURES = 20  # network failures in a row after which the client sends nothing more
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +49,7 @@ class Revalidation:
     not_modified: dict[str, NotModified]
     requests: int = 0
     bytes_received: int = 0
+    failed: int = 0  # requests that got no answer (network errors, timeouts)
 
 
 class _Client:
@@ -54,7 +61,14 @@ class _Client:
         self.lock = threading.Lock()
         self.requests = 0
         self.bytes = 0
+        self.failures = 0  # network failures in a row
+        self.failed = 0  # network failures in all
         self.opened: list[http.client.HTTPConnection] = []
+
+    @property
+    def given_up(self) -> bool:
+        """Whether so many requests in a row failed that the network path is closed."""
+        return self.failures >= MAX_FAILURES
 
     def get(self, url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes] | None:
         """(status, headers, body) of a GET, None on any network error. The body of a 200 or
@@ -73,11 +87,13 @@ class _Client:
             except (OSError, http.client.HTTPException):
                 self._drop(parts.netloc)
                 if attempt == 2 or not reused:
+                    with self.lock:
+                        self.failures, self.failed = self.failures + 1, self.failed + 1
                     return None
         if response.status not in (200, 304) or response.will_close:
             self._drop(parts.netloc)
         with self.lock:
-            self.requests += 1
+            self.requests, self.failures = self.requests + 1, 0
             self.bytes += (
                 17 + len(body) + sum(len(k) + len(v) + 4 for k, v in response.getheaders())
             )
@@ -107,14 +123,18 @@ class _Client:
 
 
 def _allowed_hosts(client: _Client, urls: Iterable[str]) -> dict[str, Protego | None]:
-    """Each host's robots.txt rules (None: its Crawl-delay leaves it to the spider)."""
+    """Each host's robots.txt rules (None: its Crawl-delay, or no answer at all, leaves it to
+    the spider)."""
     rules: dict[str, Protego | None] = {}
     for url in urls:
         parts = urlsplit(url)
         if parts.netloc in rules:
             continue
         answer = client.get(f"{parts.scheme}://{parts.netloc}/robots.txt", {})
-        text = answer[2].decode("utf-8", "replace") if answer and answer[0] == 200 else ""
+        if answer is None:
+            rules[parts.netloc] = None
+            continue
+        text = answer[2].decode("utf-8", "replace") if answer[0] == 200 else ""
         parser = Protego.parse(text)
         delay = parser.crawl_delay(client.cfg.user_agent)
         rules[parts.netloc] = None if delay and delay > 0 else parser
@@ -133,6 +153,8 @@ def revalidate(
     ``progress(answered, left)`` is called at most twice a second."""
     client = _Client(cfg)
     urls = list(requests)[: cfg.max_pages]
+    proxied = _proxied_hosts({urlsplit(u)[:2] for u in urls})
+    urls = [u for u in urls if urlsplit(u)[:2] not in proxied]
     if cfg.obey_robots:
         rules = _allowed_hosts(client, urls)
         urls = [u for u in urls if _permitted(rules.get(urlsplit(u).netloc), u, cfg.user_agent)]
@@ -146,7 +168,7 @@ def revalidate(
             if progress is not None and time.monotonic() - shown[0] >= 0.5:
                 shown[0] = time.monotonic()
                 progress(int(shown[1]), len(urls) - int(shown[1]))
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline or client.given_up:
             return url, None
         started = time.perf_counter()
         answer = client.get(url, requests[url])
@@ -161,7 +183,16 @@ def revalidate(
     finally:
         client.close()
     found = {url: answer for url, answer in answers.items() if answer is not None}
-    return Revalidation(found, client.requests, client.bytes)
+    return Revalidation(found, client.requests, client.bytes, client.failed)
+
+
+def _proxied_hosts(hosts: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The (scheme, netloc) pairs an HTTP proxy is configured for (``no_proxy`` counts)."""
+    proxies = getproxies()
+    return {
+        (scheme, netloc) for scheme, netloc in hosts
+        if scheme in proxies and not proxy_bypass(urlsplit(f"//{netloc}").hostname or netloc)
+    }  # fmt: skip
 
 
 def _permitted(rules: Protego | None, url: str, user_agent: str) -> bool:

@@ -1,15 +1,15 @@
 """A refresh's conditional requests sent before the spider (lib/crawl/revalidate.py): the pages
 that answer 304 are taken as fetched with that answer, the crawl's records and links are those
 of the spider's own conditional requests, a changed page is left to the spider, robots.txt is
-read first, a Crawl-delay leaves the host to the spider, and so does a slow site past half the
-crawl's time."""
+read first, a Crawl-delay leaves the host to the spider, and so do a slow site past half the
+crawl's time, an unreachable host, a closed network path and a configured proxy."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from linkpipe.lib.crawl import CrawlConfig
-from linkpipe.lib.crawl.revalidate import revalidate
+from linkpipe.lib.crawl.revalidate import MAX_FAILURES, MAX_THREADS, revalidate
 from linkpipe.lib.records import PageRecord
 from linkpipe_tests.lib.crawl.test_crawl import Crawled, Route, Routes, crawl, page, serve
 
@@ -28,9 +28,7 @@ def _routes(base: str) -> Routes:
         etag='"v2-edited"' if STATE["edited"] else '"v2"',
     )  # fmt: skip
     routes["/"] = Route(page("Home", '<a href="/d0/">docs</a>'), etag='"home"')
-    routes["/robots.txt"] = lambda _: Route(
-        STATE["robots"], headers={"Content-Type": "text/plain"}
-    )
+    routes["/robots.txt"] = lambda _: Route(STATE["robots"], headers={"Content-Type": "text/plain"})
     return routes
 
 
@@ -92,3 +90,23 @@ def test_a_crawl_delay_leaves_the_host_to_the_spider(tmp_path: Path) -> None:
     assert shown == [(1, 0)]  # the progress of the one URL
     assert unreachable.not_modified == {} and unreachable.requests == 0
     assert late.not_modified == {} and late.requests == 1  # past half its time: robots.txt only
+
+
+def test_no_direct_requests_through_a_proxy_or_a_closed_network(
+    tmp_path: Path, monkeypatch
+) -> None:
+    dead = "http://127.0.0.1:9"  # nothing listens: every request fails at once
+    requests = {f"{dead}/p{i}/": {"If-None-Match": f'"v{i}"'} for i in range(60)}
+    closed = revalidate(CrawlConfig(dead + "/", obey_robots=False), requests)
+    assert closed.not_modified == {} and closed.requests == 0
+    assert MAX_FAILURES <= closed.failed <= MAX_FAILURES + MAX_THREADS  # then it gave up
+    unreachable_robots = revalidate(CrawlConfig(dead + "/"), requests)
+    assert unreachable_robots.failed == 1  # robots.txt only: the host is left to the spider
+    monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    proxied = revalidate(CrawlConfig(dead + "/", obey_robots=False), requests)
+    assert (proxied.requests, proxied.failed) == (0, 0)  # the spider goes through the proxy
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    bypassed = revalidate(CrawlConfig(dead + "/", obey_robots=False), requests)
+    assert bypassed.failed >= MAX_FAILURES  # no proxy for this host: sent directly
