@@ -31,6 +31,7 @@ from linkpipe.lib.crawl.fetch import utc_now
 
 MAX_THREADS = 8  # conditional requests in flight (at most the crawl's concurrency)
 MAX_FAILURES = 20  # network failures in a row after which the client sends nothing more
+ROBOTS_BYTES = 500 * 1024  # of a robots.txt read (Google reads 500 KiB)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,74 +71,82 @@ class _Client:
         """Whether so many requests in a row failed that the network path is closed."""
         return self.failures >= MAX_FAILURES
 
-    def get(self, url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes] | None:
-        """(status, headers, body) of a GET, None on any network error. The body of a 200 or
-        304 is read (the connection is kept); other answers close the connection unread."""
+    def get(
+        self, url: str, headers: dict[str, str], body_limit: int = 0
+    ) -> tuple[int, dict[str, str], bytes] | None:
+        """(status, headers, body) of a GET, None on any network error. A 304 keeps the
+        connection; the body of a 200 is read up to ``body_limit`` bytes (robots.txt) and any
+        other answer closes the connection unread (a changed page is the spider's to fetch)."""
         parts = urlsplit(url)
+        key = (parts.scheme, parts.netloc)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         sent = {"User-Agent": self.cfg.user_agent, "Accept-Encoding": "identity", **headers}
         for attempt in (1, 2):  # a kept-alive connection the server closed: once more, afresh
-            reused = parts.netloc in self.local.__dict__.get("pool", {})
-            conn = self._connection(parts.scheme, parts.netloc)
+            reused = key in self.local.__dict__.get("pool", {})
+            conn = self._connection(key)
             try:
                 conn.request("GET", path, headers=sent)
                 response = conn.getresponse()
-                body = response.read() if response.status in (200, 304) else b""
+                keep = response.status == 304 and not response.will_close
+                body = response.read() if keep else response.read(body_limit) if body_limit else b""
                 break
             except (OSError, http.client.HTTPException):
-                self._drop(parts.netloc)
+                self._drop(key)
                 if attempt == 2 or not reused:
                     with self.lock:
                         self.failures, self.failed = self.failures + 1, self.failed + 1
                     return None
-        if response.status not in (200, 304) or response.will_close:
-            self._drop(parts.netloc)
+        if not keep:
+            self._drop(key)
         with self.lock:
             self.requests, self.failures = self.requests + 1, 0
             self.bytes += (
                 17 + len(body) + sum(len(k) + len(v) + 4 for k, v in response.getheaders())
             )
         names: dict[str, str] = {}
-        for key, value in response.getheaders():  # repeated headers joined, as Scrapy's are
-            names[key.lower()] = f"{names[key.lower()]}, {value}" if key.lower() in names else value
+        for name, value in response.getheaders():  # repeated headers joined, as Scrapy's are
+            names[name.lower()] = (
+                f"{names[name.lower()]}, {value}" if name.lower() in names else value
+            )
         return response.status, names, body
 
-    def _connection(self, scheme: str, netloc: str) -> http.client.HTTPConnection:
-        pool: dict[str, http.client.HTTPConnection] = self.local.__dict__.setdefault("pool", {})
-        if netloc not in pool:
-            kind = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
-            pool[netloc] = kind(netloc, timeout=self.cfg.request_timeout_s)
+    def _connection(self, key: tuple[str, str]) -> http.client.HTTPConnection:
+        pool: dict[tuple[str, str], http.client.HTTPConnection]
+        pool = self.local.__dict__.setdefault("pool", {})
+        if key not in pool:
+            kind = http.client.HTTPSConnection if key[0] == "https" else http.client.HTTPConnection
+            pool[key] = kind(key[1], timeout=self.cfg.request_timeout_s)
             with self.lock:
-                self.opened.append(pool[netloc])
-        return pool[netloc]
+                self.opened.append(pool[key])
+        return pool[key]
 
     def close(self) -> None:
         """Close every connection any thread opened."""
         for conn in self.opened:
             conn.close()
 
-    def _drop(self, netloc: str) -> None:
-        conn = self.local.__dict__.get("pool", {}).pop(netloc, None)
+    def _drop(self, key: tuple[str, str]) -> None:
+        conn = self.local.__dict__.get("pool", {}).pop(key, None)
         if conn is not None:
             conn.close()
 
 
-def _allowed_hosts(client: _Client, urls: Iterable[str]) -> dict[str, Protego | None]:
-    """Each host's robots.txt rules (None: its Crawl-delay, or no answer at all, leaves it to
-    the spider)."""
-    rules: dict[str, Protego | None] = {}
+def _allowed_hosts(client: _Client, urls: Iterable[str]) -> dict[tuple[str, str], Protego | None]:
+    """Each (scheme, host)'s robots.txt rules (None: its Crawl-delay, or no answer at all,
+    leaves it to the spider)."""
+    rules: dict[tuple[str, str], Protego | None] = {}
     for url in urls:
-        parts = urlsplit(url)
-        if parts.netloc in rules:
+        scheme, netloc = key = urlsplit(url)[:2]
+        if key in rules:
             continue
-        answer = client.get(f"{parts.scheme}://{parts.netloc}/robots.txt", {})
+        answer = client.get(f"{scheme}://{netloc}/robots.txt", {}, ROBOTS_BYTES)
         if answer is None:
-            rules[parts.netloc] = None
+            rules[key] = None
             continue
         text = answer[2].decode("utf-8", "replace") if answer[0] == 200 else ""
         parser = Protego.parse(text)
         delay = parser.crawl_delay(client.cfg.user_agent)
-        rules[parts.netloc] = None if delay and delay > 0 else parser
+        rules[key] = None if delay and delay > 0 else parser
     return rules
 
 
@@ -157,7 +166,7 @@ def revalidate(
     urls = [u for u in urls if urlsplit(u)[:2] not in proxied]
     if cfg.obey_robots:
         rules = _allowed_hosts(client, urls)
-        urls = [u for u in urls if _permitted(rules.get(urlsplit(u).netloc), u, cfg.user_agent)]
+        urls = [u for u in urls if _permitted(rules.get(urlsplit(u)[:2]), u, cfg.user_agent)]
 
     deadline = time.monotonic() + cfg.total_time_s / 2  # the rest is the spider's
     shown = [0.0, 0]  # when progress was last shown, URLs answered
