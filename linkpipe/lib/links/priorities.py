@@ -80,7 +80,7 @@ class Priority:
     direction: float
     authority: float
     cand: CandidatePair
-    semantic: float = 0.0  # the semantic component (0..1)
+    semantic: float  # the semantic component (0..1)
 
 
 @dataclass(frozen=True)

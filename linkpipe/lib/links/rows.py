@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from operator import itemgetter
-from typing import Any, Protocol, overload
+from typing import Any, Protocol
 
 from linkpipe.lib.links.anchors import AnchorChoice
 
@@ -47,50 +47,6 @@ def decode_alternatives(text: str | None) -> tuple[AnchorChoice, ...]:
     return tuple(AnchorChoice(**item) for item in json.loads(text or "[]"))
 
 
-class StoredAnchors(Sequence[AnchorChoice]):
-    """A stored row's placements, best first (its ``anchor_*`` columns, then the alternatives'
-    JSON), built only when read: scoring reads them for the pairs it keeps, a tenth of a site's
-    rows. Equal to any sequence of the same choices."""
-
-    __slots__ = ("_best", "_alternatives", "_all")
-
-    def __init__(self, best: Sequence[Any] | None, alternatives: str | None) -> None:
-        self._best = best  # the anchor_* column values, None when no sentence fits
-        self._alternatives = alternatives if alternatives not in (None, "", "[]") else None
-        self._all: tuple[AnchorChoice, ...] | None = None
-
-    def choices(self) -> tuple[AnchorChoice, ...]:
-        """Every placement, best first (built once, when first read)."""
-        if self._all is None:
-            best = (AnchorChoice(*self._best),) if self._best is not None else ()
-            self._all = best + decode_alternatives(self._alternatives)
-        return self._all
-
-    @overload
-    def __getitem__(self, index: int) -> AnchorChoice: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[AnchorChoice, ...]: ...
-    def __getitem__(self, index: int | slice) -> AnchorChoice | tuple[AnchorChoice, ...]:
-        return self.choices()[index]
-
-    def __len__(self) -> int:
-        if self._alternatives is None:
-            return int(self._best is not None)
-        return len(self.choices())
-
-    def __iter__(self) -> Iterator[AnchorChoice]:
-        return iter(self.choices())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and self.choices() == tuple(other)
-
-    def __hash__(self) -> int:
-        return hash(self.choices())
-
-    def __repr__(self) -> str:
-        return repr(self.choices())
-
-
 @dataclass(frozen=True, slots=True)
 class CandidatePair:
     """A (source, target) pair worth scoring, its evidence and where its anchor could go."""
@@ -109,7 +65,7 @@ class CandidatePair:
     shared_neighbors: float
     already_linked_content: bool
     already_linked_nav: bool
-    anchors: Sequence[AnchorChoice] = ()  # best first: anchor_* columns, then the alternatives
+    anchors: tuple[AnchorChoice, ...] = ()  # best first: anchor_* columns, then the alternatives
     anchor_key: str | None = None  # what ``anchors`` depend on (see links/anchor_reuse.py)
 
     @property
@@ -151,22 +107,25 @@ def candidate_pairs_of_rows(
     key = index["anchor_key"]
     placed = "anchor_text" in index  # else read without placements: anchors ()
     best = itemgetter(*(index[n] for n in _BEST_COLUMNS)) if placed else None
-    text, alternatives = index.get("anchor_text", -1), index.get("anchor_alternatives", -1)
     for row in rows:
         values = list(columns(row))
         values[mention] = values[mention] or 0.0
-        anchors: Sequence[AnchorChoice] = ()
-        if best is not None:
-            anchors = StoredAnchors(best(row) if row[text] else None, row[alternatives])
+        anchors = _anchors(best(row), row[index["anchor_alternatives"]]) if best else ()
         # values: the fields before anchors, in order (by position: dicts cost more than this)
         yield CandidatePair(*values, anchors=anchors, anchor_key=row[key])  # type: ignore[misc]
 
 
-def anchors_of_record(record: Mapping[str, Any]) -> StoredAnchors:
+def _anchors(best: Sequence[Any], alternatives: str | None) -> tuple[AnchorChoice, ...]:
+    """The placements of the ``anchor_*`` column values (in :data:`_BEST_COLUMNS` order) and
+    the alternatives' JSON, best first; none when no sentence fits."""
+    first = (AnchorChoice(*best),) if best[0] else ()
+    return first + decode_alternatives(alternatives)
+
+
+def anchors_of_record(record: Mapping[str, Any]) -> tuple[AnchorChoice, ...]:
     """The placements of a ``candidate_pairs`` record, best first (the ``anchor_*`` columns,
     then ``anchor_alternatives``)."""
-    best = [record[n] for n in _BEST_COLUMNS] if record["anchor_text"] else None
-    return StoredAnchors(best, record["anchor_alternatives"])
+    return _anchors([record[n] for n in _BEST_COLUMNS], record["anchor_alternatives"])
 
 
 @dataclass(frozen=True, slots=True)

@@ -163,7 +163,7 @@ def _previous_placements(
         return {}, None
     previous = found[0]["crawl_id"]
     rows = fetch_dicts(con, "read/select_shard_placements", [previous, shard])
-    return {r["anchor_key"]: anchors_of_record(r).choices() for r in rows}, previous
+    return {r["anchor_key"]: anchors_of_record(r) for r in rows}, previous
 
 
 def anchor_encoder(db_path: str | Path, embedder: Embedder, shard: int) -> EncodeFn:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,7 +11,8 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from linkpipe.lib.storage import CRAWL_TABLES, CopiedRows, load_sql, write_partition
+from linkpipe.lib.hashing import library_code_digest
+from linkpipe.lib.storage import CRAWL_TABLES, CopiedRows, fetch_dicts, load_sql, write_partition
 
 
 @dataclass
@@ -28,6 +31,18 @@ def preview(
     if isinstance(rows, pl.DataFrame):
         return rows.head(limit).select(columns).to_dicts()
     return [{c: r.get(c) for c in columns} for r in rows[:limit]]
+
+
+def inputs_digest(
+    con: duckdb.DuckDBPyConnection, crawl_id: str, figures_sql: str, *settings: str
+) -> str:
+    """Digest of what a site-level stage computes a crawl's rows from: the crawl's figures by
+    ``sql/<figures_sql>.sql`` (order-independent sums of row hashes), the stage's ``settings``
+    and the code of ``linkpipe.lib``. Two crawls of one digest have the same rows
+    (:func:`copy_crawl_of_same_inputs`)."""
+    figures = fetch_dicts(con, figures_sql, [crawl_id])[0]
+    parts = [json.dumps(figures, sort_keys=True, default=str), *settings, library_code_digest()]
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()
 
 
 def copy_crawl_of_same_inputs(

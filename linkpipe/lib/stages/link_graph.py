@@ -3,8 +3,6 @@ and links are an earlier crawl's copies its rows (``graph_inputs``)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import NamedTuple
@@ -12,10 +10,14 @@ from typing import NamedTuple
 import duckdb
 import polars as pl
 
-from linkpipe.lib.hashing import library_code_digest
 from linkpipe.lib.links.graph import build_link_graph
 from linkpipe.lib.run_config import deep_threshold
-from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
+from linkpipe.lib.stages.common import (
+    StageResult,
+    copy_crawl_of_same_inputs,
+    inputs_digest,
+    preview,
+)
 from linkpipe.lib.storage import crawl_row, fetch_dicts, open_db, stored_config, write_partition
 from linkpipe.lib.text.lexical import is_generic_anchor
 
@@ -34,9 +36,7 @@ GRAPH_TABLES = ("link_edges", "page_link_metrics")
 def graph_digest(con: duckdb.DuckDBPyConnection, crawl_id: str, deep: int) -> str:
     """Digest of everything the crawl's link graph is computed from: its start URL, pages and
     internal links (sql/read/select_graph_inputs.sql), the deep-page threshold and the code."""
-    figures = fetch_dicts(con, "read/select_graph_inputs", [crawl_id])[0]
-    parts = [json.dumps(figures, sort_keys=True, default=str), str(deep), library_code_digest()]
-    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+    return inputs_digest(con, crawl_id, "read/select_graph_inputs", str(deep))
 
 
 def materialize_link_graph(

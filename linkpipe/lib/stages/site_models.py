@@ -9,8 +9,6 @@ refit or recount.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +17,6 @@ from typing import Any
 import polars as pl
 
 from linkpipe.lib import progress
-from linkpipe.lib.hashing import library_code_digest
 from linkpipe.lib.links.site_models import (
     SiteModels,
     SitePage,
@@ -27,7 +24,12 @@ from linkpipe.lib.links.site_models import (
     model_tables,
     models_from_tables,
 )
-from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
+from linkpipe.lib.stages.common import (
+    StageResult,
+    copy_crawl_of_same_inputs,
+    inputs_digest,
+    preview,
+)
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.storage import fetch_dicts, fetch_frame, open_db, write_partition
 from linkpipe.lib.text.lexical_index import IndexSettings, sample_rows, tune_index
@@ -82,9 +84,7 @@ def site_model_digest(db_path: str | Path, crawl_id: str, settings: IndexSetting
     ``select_site_model_inputs.sql``), the index settings to start from and the code of
     ``linkpipe.lib``. The models are a deterministic function of these."""
     with open_db(db_path) as con:
-        figures = fetch_dicts(con, "read/select_site_model_inputs", [crawl_id])[0]
-    parts = [json.dumps(figures, sort_keys=True), repr(settings), library_code_digest()]
-    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+        return inputs_digest(con, crawl_id, "read/select_site_model_inputs", repr(settings))
 
 
 def materialize_site_models(
@@ -102,7 +102,9 @@ def materialize_site_models(
     digest = site_model_digest(db_path, crawl_id, settings or IndexSettings())
     if reuse:
         with open_db(db_path) as con:
-            copied = copy_crawl_of_same_inputs(con, crawl_id, "site_model_inputs", digest, SITE_TABLES)
+            copied = copy_crawl_of_same_inputs(
+                con, crawl_id, "site_model_inputs", digest, SITE_TABLES
+            )
         if copied is not None:
             return copied
     pages = site_pages(db_path, crawl_id)

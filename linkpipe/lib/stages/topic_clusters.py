@@ -3,17 +3,19 @@ vectors, headings and links are an earlier crawl's copies its rows (``cluster_in
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import duckdb
 
-from linkpipe.lib.hashing import library_code_digest
-from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
+from linkpipe.lib.stages.common import (
+    StageResult,
+    copy_crawl_of_same_inputs,
+    inputs_digest,
+    preview,
+)
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.stages.page_embeddings import load_crawl_vectors
-from linkpipe.lib.storage import fetch_dicts, fetch_frame, open_db, write_partition
+from linkpipe.lib.storage import fetch_frame, open_db, write_partition
 from linkpipe.lib.vectors.cluster_labels import PageHeadings
 from linkpipe.lib.vectors.clusters import cluster_pages
 
@@ -23,9 +25,7 @@ CLUSTER_TABLES = ("topic_clusters", "cluster_summary")
 def cluster_digest(con: duckdb.DuckDBPyConnection, crawl_id: str) -> str:
     """Digest of everything the crawl's clusters are computed from: page vectors, titles and
     headings, link edges (sql/read/select_cluster_inputs.sql) and the code."""
-    figures = fetch_dicts(con, "read/select_cluster_inputs", [crawl_id])[0]
-    parts = [json.dumps(figures, sort_keys=True), library_code_digest()]
-    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+    return inputs_digest(con, crawl_id, "read/select_cluster_inputs")
 
 
 def materialize_topic_clusters(
