@@ -32,8 +32,8 @@ _FRESH_VIEW = "_linkpipe_fresh"
 # crawl-keyed tables an update copies whole again: small, and written outside runs (a crawl's
 # status; `linkpipe whatif`)
 ALWAYS_AGAIN = frozenset({"crawls", "crawl_runs", "whatif_pages"})
-# a cache of vectors, not data to analyse; the schema marker, which the new copy already has
-_NOT_PUBLISHED = frozenset({"embedding_cache", "linkpipe_schema"})
+# caches of vectors and parses, not data to analyse; the schema marker, which the new copy already has
+_NOT_PUBLISHED = frozenset({"embedding_cache", "parse_cache", "linkpipe_schema"})
 
 
 def crawls_beyond(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:

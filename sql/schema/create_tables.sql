@@ -143,6 +143,16 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
     PRIMARY KEY (text_hash, model_id)
 );
 
+-- dependency parses of sentences judged by anchor placement, by sentence hash and parser
+-- (see linkpipe.lib.stages.parse_cache); a cache of the site, like embedding_cache
+CREATE TABLE IF NOT EXISTS parse_cache (
+    sentence_hash VARCHAR NOT NULL,
+    parser_id VARCHAR NOT NULL,
+    parse BLOB NOT NULL,
+    created_at TIMESTAMP DEFAULT current_timestamp,
+    PRIMARY KEY (sentence_hash, parser_id)
+);
+
 CREATE TABLE IF NOT EXISTS page_embeddings (
     crawl_id VARCHAR NOT NULL,
     shard INTEGER NOT NULL,

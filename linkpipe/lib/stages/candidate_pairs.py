@@ -33,6 +33,7 @@ from linkpipe.lib.stages.ann_index import load_ann_index
 from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached, load_crawl_vectors
+from linkpipe.lib.stages.parse_cache import ParseCache
 from linkpipe.lib.stages.site_models import load_site_models, site_pages
 from linkpipe.lib.storage import (
     CopiedRows,
@@ -103,7 +104,8 @@ def materialize_candidate_pairs(
             previous = _previous_placements(con, crawl_id, shard) if reuse else ({}, None)
     encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
     known = AnchorReuse(model, encode is not None, previous[0])
-    rows = shard_candidates(site, ann, texts, shard, encode, k, known)
+    parses = ParseCache(db_path)
+    rows = shard_candidates(site, ann, texts, shard, encode, k, known, parses)
     tables: dict[str, PartitionRows] = {
         "candidate_pairs": records(rows),
         "candidate_inputs": [{"digest": digest}],
@@ -113,6 +115,7 @@ def materialize_candidate_pairs(
     closest = sorted(rows, key=lambda r: -r.semantic_sim)[:5]
     meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": len(rows)}
     meta |= {"anchors_reused": known.reused, "reused_from": previous[1] or "", "copied_from": ""}
+    meta |= {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
     return StageResult(
         written,
         preview(records(closest), ["source_url", "target_url", "semantic_sim", "anchor_text"]),
@@ -183,11 +186,13 @@ def shard_candidates(
     encode: EncodeFn | None,
     k: int,
     reuse: AnchorReuse | None = None,
+    parses: ParseCache | None = None,
 ) -> list[CandidatePair]:
     """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time; anchors are
     placed semantically with ``encode`` (the words of a batch's sources embedded in one call;
     a long source's part by part), lexically without. Sources all of whose pairs ``reuse``
-    knows are not encoded at all."""
+    knows are not encoded at all; the sentence parses of the others are read from and added
+    to ``parses``."""
     sources = sorted(texts)
     limits = CandidateLimits(k=k)
     rows: list[CandidatePair] = []
@@ -200,7 +205,11 @@ def shard_candidates(
             and (reuse is None or not reuse.covers(pair_keys(site, reuse, f, texts[f.source])))
         ]
         vectors = encode_sources({u: texts[u] for u in new}, encode) if encode and new else None
+        if parses is not None:
+            parses.load(texts[u] for u in new)
         rows += candidate_rows(site, found, texts, vectors, reuse, encode)
+        if parses is not None:
+            parses.store(texts[f.source] for f in found)
         done = min(i + SOURCE_BATCH, len(sources))
         progress.report(f"candidates shard {shard}", done, len(sources))
     return rows

@@ -26,9 +26,13 @@ evaluation then reports the well-formed share as unknown (see :attr:`PhraseJudge
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.metadata
+import importlib.util
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from linkpipe.lib.text.pos_rules import PosRules
@@ -101,9 +105,10 @@ def _subtree_edges(heads: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, 
 class SpacyParser:
     """A loaded spaCy pipeline that returns :class:`SentenceParse` objects."""
 
-    def __init__(self, nlp: Any, rules: PosRules | None) -> None:
+    def __init__(self, nlp: Any, rules: PosRules | None, name: str = "") -> None:
         self.nlp = nlp
         self.rules = rules
+        self.identity = parser_identity(name or nlp.meta.get("name", "pipeline"))
 
     def parse(self, sentence: str) -> SentenceParse:
         """The parse of one sentence."""
@@ -116,15 +121,15 @@ class SpacyParser:
 
 
 @functools.cache
-def load_parser() -> SpacyParser | None:
-    """The first installed English spaCy pipeline of :data:`PIPELINES` (tagger and parser;
-    its attribute rules applied by :mod:`pos_rules` when they can be), None when spaCy or
-    every pipeline is missing."""
+def load_parser(names: tuple[str, ...] = PIPELINES) -> SpacyParser | None:
+    """The first installed English spaCy pipeline of ``names`` (tagger and parser; its
+    attribute rules applied by :mod:`pos_rules` when they can be), None when spaCy or every
+    pipeline is missing."""
     try:
         import spacy
     except ImportError:
         return None
-    for name in PIPELINES:
+    for name in names:
         try:
             nlp = spacy.load(name, exclude=["ner", "lemmatizer"])
         except OSError:
@@ -135,8 +140,58 @@ def load_parser() -> SpacyParser | None:
             rules = PosRules.of(ruler.patterns)
             if rules is not None:
                 nlp.disable_pipe("attribute_ruler")
-        return SpacyParser(nlp, rules)
+        return SpacyParser(nlp, rules, name)
     return None
+
+
+def installed_pipeline() -> str | None:
+    """The first pipeline of :data:`PIPELINES` installed beside spaCy (found without importing
+    either), None when there is none."""
+    if importlib.util.find_spec("spacy") is None:
+        return None
+    return next((n for n in PIPELINES if importlib.util.find_spec(n) is not None), None)
+
+
+@functools.cache
+def parser_identity(name: str) -> str:
+    """What a parse depends on: the pipeline and its version, spaCy's version and the code
+    that reads the parse (this module and :mod:`pos_rules`). Key of stored parses."""
+
+    def version(dist: str) -> str:
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return "?"
+
+    code = hashlib.sha1()
+    for module in ("phrases.py", "pos_rules.py"):
+        code.update((resources.files("linkpipe.lib.text") / module).read_bytes())
+    return f"{name}=={version(name)} spacy=={version('spacy')} code={code.hexdigest()[:16]}"
+
+
+class LazyParser:
+    """The installed pipeline ``name``, loaded at its first parse: a placement whose sentences
+    all have stored parses never imports spaCy (seconds of CPU)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.identity = parser_identity(name)
+        self._parser: SpacyParser | None = None
+
+    def _loaded(self) -> SpacyParser:
+        if self._parser is None:
+            self._parser = load_parser((self.name,))
+            if self._parser is None:
+                raise RuntimeError(f"the spaCy pipeline {self.name} is installed but does not load")
+        return self._parser
+
+    def parse(self, sentence: str) -> SentenceParse:
+        """The parse of one sentence."""
+        return self._loaded().parse(sentence)
+
+    def parse_many(self, sentences: list[str]) -> Iterator[SentenceParse]:
+        """The parses of ``sentences``, in order, made in batches."""
+        return self._loaded().parse_many(sentences)
 
 
 def on_word_boundaries(sentence: str, start: int, end: int) -> bool:
@@ -227,20 +282,38 @@ class PhraseJudge:
     """Judges spans of sentences with a parser (see the module), caching each sentence's
     parse by its text; without a parser it applies :func:`fallback_verdict`."""
 
-    def __init__(self, parser: SpacyParser | None) -> None:
+    def __init__(self, parser: SpacyParser | LazyParser | None) -> None:
         self.parser = parser
         self.cache: dict[str, SentenceParse] = {}
         self.parsed_sentences = 0
+        self.recording = False  # keep what is parsed in ``fresh`` (for a store to take)
+        self.fresh: list[tuple[str, SentenceParse]] = []
 
     @property
     def parsed(self) -> bool:
         """Whether verdicts come from a real parser."""
         return self.parser is not None
 
-    def _keep(self, sentence: str, parse: SentenceParse) -> None:
+    @property
+    def identity(self) -> str:
+        """The parser's :func:`parser_identity` ("" without a parser)."""
+        return self.parser.identity if self.parser is not None else ""
+
+    def remember(self, sentence: str, parse: SentenceParse) -> None:
+        """Cache a parse made earlier (a stored one) as if it had been made now."""
         if len(self.cache) >= CACHE_SIZE:
             self.cache.clear()
         self.cache[sentence] = parse
+
+    def take_fresh(self) -> list[tuple[str, SentenceParse]]:
+        """The sentences parsed since the last call while ``recording``, with their parses."""
+        fresh, self.fresh = self.fresh, []
+        return fresh
+
+    def _keep(self, sentence: str, parse: SentenceParse) -> None:
+        self.remember(sentence, parse)
+        if self.recording:
+            self.fresh.append((sentence, parse))
         self.parsed_sentences += 1
 
     def prepare(self, sentences: Iterable[str]) -> None:
@@ -328,5 +401,7 @@ def _trimmed(sentence: str, start: int, end: int) -> list[tuple[int, int]]:
 
 @functools.cache
 def default_judge() -> PhraseJudge:
-    """The process-wide judge with the installed parser (see :func:`load_parser`)."""
-    return PhraseJudge(load_parser())
+    """The process-wide judge with the installed parser (see :func:`installed_pipeline`),
+    loaded at its first parse."""
+    name = installed_pipeline()
+    return PhraseJudge(LazyParser(name) if name else None)

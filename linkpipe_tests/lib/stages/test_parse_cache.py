@@ -1,0 +1,101 @@
+"""Sentence parses kept in ``parse_cache``: a placement with every judged sentence stored
+parses nothing, never loads spaCy and gives the rows of one that parses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from linkpipe.defs.runner import run_graph
+from linkpipe.lib.hashing import DEFAULT_SHARDS, text_hash
+from linkpipe.lib.links import anchors
+from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
+from linkpipe.lib.stages.crawl_export import register_crawl
+from linkpipe.lib.static_site import serve_site
+from linkpipe.lib.text.parse_codec import decode_parse, encode_parse
+from linkpipe.lib.text.phrases import LazyParser, PhraseJudge, installed_pipeline, load_parser
+
+DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
+
+
+def _rows(db: Path) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(
+            "SELECT * EXCLUDE (crawl_id) FROM candidate_pairs WHERE crawl_id = 'c1' "
+            "ORDER BY shard, source_url, target_url"
+        ).fetchall()
+
+
+def _place_all(db: Path, model: str, monkeypatch: pytest.MonkeyPatch) -> tuple[PhraseJudge, int, int]:
+    """Every shard placed again from scratch with a new judge (nothing parsed in memory)."""
+    name = installed_pipeline()
+    assert name is not None, "spaCy and an English pipeline are dependencies of linkpipe"
+    judge = PhraseJudge(LazyParser(name))
+    monkeypatch.setattr(anchors, "default_judge", lambda: judge)
+    loaded = stored = 0
+    for shard in range(DEFAULT_SHARDS):
+        meta = materialize_candidate_pairs(db, "c1", shard, model, reuse=False).meta
+        loaded, stored = loaded + meta["parses_loaded"], stored + meta["parses_stored"]
+    return judge, loaded, stored
+
+
+def test_stored_parses_replace_parsing_and_give_the_same_rows(tmp_path, fake_model, monkeypatch):
+    db = tmp_path / "p.duckdb"
+    with serve_site(DEMO_SITE) as site:
+        register_crawl(db, "c1", site.base_url + "/", "crawler", "", {"max_pages": 300})
+        run_graph(db, "c1", fake_model, workers=1)
+    first = _rows(db)
+    assert len(first) > 100
+    with duckdb.connect(str(db)) as con:
+        con.execute("DELETE FROM parse_cache")
+
+    cold, loaded, stored = _place_all(db, fake_model, monkeypatch)
+    assert loaded == 0 and cold.parsed_sentences > 0 and stored == cold.parsed_sentences
+    assert _rows(db) == first  # the placements of the graph run, parsed again
+    with duckdb.connect(str(db), read_only=True) as con:
+        ids = con.execute("SELECT DISTINCT parser_id FROM parse_cache").fetchall()
+        count = con.execute("SELECT count(*) FROM parse_cache").fetchone()
+    assert ids == [(cold.identity,)] and "spacy==" in cold.identity
+    assert count == (stored,)
+
+    warm, loaded, stored = _place_all(db, fake_model, monkeypatch)
+    assert warm.parsed_sentences == 0 and stored == 0
+    assert loaded >= cold.parsed_sentences  # every linkable sentence stored is read
+    assert isinstance(warm.parser, LazyParser) and warm.parser._parser is None  # no spaCy load
+    assert _rows(db) == first
+
+
+def test_a_parse_survives_its_bytes():
+    parser = load_parser()
+    assert parser is not None
+    sentences = [
+        "Brightleaf Content Studio audits 1,200 pages a year.",
+        "Call reset() first; then e-mail hello@brightleaf.example.",
+        "Go.",
+    ]
+    for sentence, parse in zip(sentences, parser.parse_many(sentences), strict=True):
+        data = encode_parse(parse)
+        assert decode_parse(data) == parse, sentence
+        assert len(data) == 4 + 20 * len(parse.starts) + len("\x1f".join(parse.pos).encode())
+    assert text_hash("Go.") != text_hash("Go!")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [(b"", "at least 4 bytes"), (b"\x02\x00\x00\x00" + b"\x00" * 8, "cut short")],
+)
+def test_a_damaged_stored_parse_is_refused(data, message):
+    with pytest.raises(ValueError, match=message):
+        decode_parse(data)
+
+
+def test_a_stored_parse_with_missing_parts_of_speech_is_refused():
+    parser = load_parser()
+    assert parser is not None
+    parse = next(parser.parse_many(["Editors link names."]))
+    data = encode_parse(parse)
+    cut = data[: 4 + 20 * len(parse.starts)] + b"NOUN"
+    with pytest.raises(ValueError, match="parts of speech"):
+        decode_parse(cut)
