@@ -42,6 +42,7 @@ EDGE_STOPWORDS = frozenset(
 )
 SENTENCE_WEIGHT = 0.3  # share of the sentence's meaning in a window's vector
 QUALITY_FLOOR, QUALITY_SPAN = 0.1, 0.3  # similarity mapped to quality 0 and 1
+TERM_HITS_COUNTED = 3  # a window's score: its cosine + 0.02 per target term in it, up to 3
 
 
 Window = tuple[int, int, int, int, int]  # (tok_i, tok_j, paragraph, sent_start, sent_end)
@@ -216,19 +217,26 @@ def semantic_windows(
     limit: int = 3,
     sims: np.ndarray | None = None,
     ubiquitous: frozenset[str] = frozenset(),
+    min_quality: float = 0.0,
 ) -> list[AnchorChoice]:
     """The best windows for ``target``, at most one per sentence, best first (windows of
     generic words never, nor of only the site's ``ubiquitous`` stems: the same set for every
     call on ``vecs``). ``sims``: the windows' cosines with the target when the caller
-    computed them for many targets at once (one matrix product per source)."""
+    computed them for many targets at once (one matrix product per source). The search
+    stops at the first window whose score is below what ``min_quality`` needs: the windows
+    are visited by score, a score is never below the window's cosine, so none from there on
+    could reach ``min_quality`` (their sentences are not parsed for nothing)."""
     if not vecs.windows:
         return []
     if sims is None:
         sims = vecs.matrix @ target_vec
-    scores = sims + 0.02 * np.minimum(_term_hits(src, target, vecs), 3)
+    scores = sims + 0.02 * np.minimum(_term_hits(src, target, vecs), TERM_HITS_COUNTED)
+    floor = QUALITY_FLOOR + QUALITY_SPAN * min_quality - 1e-3 if min_quality > 0 else -np.inf
     out: list[AnchorChoice] = []
     used_sentences: set[int] = set()
     for idx in _best_first(scores):
+        if scores[idx] < floor:
+            break
         i, j, para, s, e = vecs.windows[idx]
         if s in used_sentences:
             continue
@@ -272,7 +280,9 @@ def place_anchor_semantic(
     best first, non-overlapping."""
     exact = exact_mentions(src, target)
     exact.sort(key=lambda c: (-c.quality, -(c.end - c.start), c.start))
-    semantic = semantic_windows(src, vecs, target, target_vec, sims=sims, ubiquitous=ubiquitous)
+    semantic = semantic_windows(
+        src, vecs, target, target_vec, sims=sims, ubiquitous=ubiquitous, min_quality=min_quality
+    )
     windows = [w for w in semantic if w.quality >= min_quality]
     out: list[AnchorChoice] = []
     for choice in exact + windows:

@@ -109,6 +109,23 @@ def test_best_window_per_sentence_exact_names_first() -> None:
     assert choices[0].sentence_start == TEXT.index("Continue")
 
 
+def test_windows_below_the_minimum_quality_are_never_judged() -> None:
+    from linkpipe.lib.text.phrases import PhraseJudge, load_parser
+
+    src = _source()
+    src.judge = PhraseJudge(load_parser())
+    windows = window_vectors(src, _vectors(src))
+    target_vec = _encode(["continue", "reading"]).sum(axis=0)
+    target_vec /= np.linalg.norm(target_vec)
+    target = TargetProfile("/t", [("Layer masks", "title")], {"mask": 1.0})
+    kept = semantic_windows(src, windows, target, target_vec, min_quality=0.5)
+    assert [(c.anchor_text, c.quality) for c in kept] == [("reading about layer masks", 0.8121)]
+    # "older articles" (quality 0.0) would be dropped anyway: its sentence is not parsed
+    assert list(src.judge.cache) == ["Continue reading about layer masks."]
+    every = semantic_windows(src, windows, target, target_vec)
+    assert [c for c in every if c.quality >= 0.5] == kept
+
+
 def test_placing_in_rounds_parses_only_the_judged_sentences_in_batches_with_the_same_result():
     from linkpipe.lib.links.parse_rounds import place_in_rounds
     from linkpipe.lib.text.phrases import PhraseJudge, load_parser
