@@ -48,7 +48,8 @@ def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
     older than the ``keep`` most recent of their start URL, in ONE transaction; return them.
 
     Tables that belong to the site, not to a crawl (``link_decisions``, ``page_signals``,
-    ``embedding_cache``), are never touched.
+    ``embedding_cache``), are never touched, but for ``parse_cache``: the parses of sentences
+    that no kept crawl has are deleted (an edit leaves its old sentences' parses behind).
     """
     pruned = crawls_beyond(con, keep)
     if not pruned:
@@ -60,6 +61,7 @@ def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
                 con.execute(delete.format(table=table), [crawl_id])
         for crawl_id in pruned:
             execute(con, "write/delete_crawl", [crawl_id])
+        execute(con, "write/delete_unused_parses")
     return pruned
 
 

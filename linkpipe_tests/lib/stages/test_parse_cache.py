@@ -11,9 +11,11 @@ import pytest
 from linkpipe.defs.runner import run_graph
 from linkpipe.lib.hashing import DEFAULT_SHARDS, text_hash
 from linkpipe.lib.links import anchors
+from linkpipe.lib.retention import prune_crawls
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
 from linkpipe.lib.stages.crawl_export import register_crawl
 from linkpipe.lib.static_site import serve_site
+from linkpipe.lib.storage import open_db
 from linkpipe.lib.text.parse_codec import decode_parse, encode_parse
 from linkpipe.lib.text.phrases import LazyParser, PhraseJudge, installed_pipeline, load_parser
 
@@ -99,3 +101,32 @@ def test_a_stored_parse_with_missing_parts_of_speech_is_refused():
     cut = data[: 4 + 20 * len(parse.starts)] + b"NOUN"
     with pytest.raises(ValueError, match="parts of speech"):
         decode_parse(cut)
+
+
+def test_pruning_old_crawls_drops_the_parses_of_sentences_no_kept_crawl_has(tmp_path, fake_model):
+    db = tmp_path / "k.duckdb"
+    with serve_site(DEMO_SITE) as site:
+        for crawl_id in ("c1", "c2"):
+            register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": 300})
+            run_graph(db, crawl_id, fake_model, workers=1)
+    gone = encode_parse(next(load_parser().parse_many(["An edit removed this sentence."])))
+    with duckdb.connect(str(db)) as con:
+        stored = con.execute("SELECT count(*), any_value(parser_id) FROM parse_cache").fetchone()
+        con.execute(
+            "INSERT INTO parse_cache (sentence_hash, parser_id, parse) VALUES (?, ?, ?)",
+            [text_hash("An edit removed this sentence."), stored[1], gone],
+        )
+    assert stored[0] > 100
+    with open_db(db) as con:
+        assert prune_crawls(con, 1) == ["c1"]
+        kept = con.execute("SELECT count(*) FROM parse_cache").fetchone()
+        sentences = {
+            text_hash(t[s:e])
+            for t, s, e in con.execute(
+                """SELECT m.main_text, p.start_offset, p.end_offset FROM page_sentences p
+                   JOIN page_summaries m USING (crawl_id, url)"""
+            ).fetchall()
+        }
+        hashes = {r[0] for r in con.execute("SELECT sentence_hash FROM parse_cache").fetchall()}
+    assert kept == (stored[0],)  # c2 has every sentence c1 had; the removed one's parse went
+    assert hashes <= sentences and text_hash("An edit removed this sentence.") not in hashes
