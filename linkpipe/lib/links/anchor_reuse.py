@@ -40,7 +40,7 @@ _PLACING_MODULES = (
             "long_sources.py",
         ),
     ),
-    ("linkpipe.lib.text", ("phrases.py", "pos_rules.py", "lexical.py", "stopwords.py")),
+    ("linkpipe.lib.text", ("phrases.py", "parsing.py", "pos_rules.py", "lexical.py", "stopwords.py")),
 )
 
 

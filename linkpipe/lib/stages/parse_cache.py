@@ -34,22 +34,28 @@ class ParseCache:
 
     def load(self, sources: Iterable[SourceText]) -> None:
         """Put the stored parses of the sources' linkable sentences into their judges (each
-        judge then records what it parses, for :meth:`store`)."""
+        judge then records what it parses, for :meth:`store`; a parse the judge already held
+        in memory but the database lacks is recorded too)."""
         for judge, sentences in _sentences_by_judge(sources).items():
             judge.recording = True
-            wanted = {text_hash(s): s for s in sentences if s not in judge.cache}
-            if not wanted:
-                continue
+            wanted = {text_hash(s): s for s in sentences}
             with open_db(self.db_path) as con:
                 found = fetch_frame(
                     con, "read/select_cached_parses", [judge.identity, sorted(wanted)]
                 )
+            stored = set()
             for key, data in found.iter_rows():
                 try:
-                    judge.remember(wanted[key], decode_parse(data))
-                except ValueError:  # a damaged row: the sentence is parsed again
+                    parse = decode_parse(data)
+                except ValueError:  # a damaged row: parsed again, and stored over it
                     continue
-                self.loaded += 1
+                stored.add(key)
+                if wanted[key] not in judge.cache:
+                    judge.remember(wanted[key], parse)
+                    self.loaded += 1
+            judge.fresh += [
+                (s, judge.cache[s]) for k, s in wanted.items() if k not in stored and s in judge.cache
+            ]
 
     def store(self, sources: Iterable[SourceText]) -> None:
         """Store what the sources' judges parsed since the last call (existing keys kept)."""

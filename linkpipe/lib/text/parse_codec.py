@@ -7,7 +7,7 @@ import struct
 
 import numpy as np
 
-from linkpipe.lib.text.phrases import SentenceParse
+from linkpipe.lib.text.parsing import SentenceParse
 
 _SEP = "\x1f"
 

@@ -124,7 +124,7 @@ def test_a_long_source_gets_its_anchor_from_a_later_part_through_the_candidates(
 
 
 def test_a_long_source_leaves_no_parse_of_its_sentences_in_the_cache():
-    from linkpipe.lib.text.phrases import load_parser
+    from linkpipe.lib.text.parsing import load_parser
 
     judge = PhraseJudge(load_parser())
     assert judge.parsed

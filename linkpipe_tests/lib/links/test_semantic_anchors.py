@@ -110,7 +110,8 @@ def test_best_window_per_sentence_exact_names_first() -> None:
 
 
 def test_windows_below_the_minimum_quality_are_never_judged() -> None:
-    from linkpipe.lib.text.phrases import PhraseJudge, load_parser
+    from linkpipe.lib.text.parsing import load_parser
+    from linkpipe.lib.text.phrases import PhraseJudge
 
     src = _source()
     src.judge = PhraseJudge(load_parser())
@@ -128,7 +129,8 @@ def test_windows_below_the_minimum_quality_are_never_judged() -> None:
 
 def test_placing_in_rounds_parses_only_the_judged_sentences_in_batches_with_the_same_result():
     from linkpipe.lib.links.parse_rounds import place_in_rounds
-    from linkpipe.lib.text.phrases import PhraseJudge, load_parser
+    from linkpipe.lib.text.parsing import load_parser
+    from linkpipe.lib.text.phrases import PhraseJudge
 
     class CountingJudge(PhraseJudge):
         def __init__(self) -> None:

@@ -17,7 +17,8 @@ from linkpipe.lib.stages.crawl_export import register_crawl
 from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import open_db
 from linkpipe.lib.text.parse_codec import decode_parse, encode_parse
-from linkpipe.lib.text.phrases import LazyParser, PhraseJudge, installed_pipeline, load_parser
+from linkpipe.lib.text.parsing import LazyParser, installed_pipeline, load_parser
+from linkpipe.lib.text.phrases import PhraseJudge
 
 DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
 
@@ -66,6 +67,19 @@ def test_stored_parses_replace_parsing_and_give_the_same_rows(tmp_path, fake_mod
     assert warm.parsed_sentences == 0 and stored == 0
     assert loaded >= cold.parsed_sentences  # every linkable sentence stored is read
     assert isinstance(warm.parser, LazyParser) and warm.parser._parser is None  # no spaCy load
+    assert _rows(db) == first
+
+    with duckdb.connect(str(db)) as con:  # a damaged row: parsed again and stored over
+        damaged = con.execute("SELECT sentence_hash FROM parse_cache LIMIT 1").fetchall()[0][0]
+        con.execute("UPDATE parse_cache SET parse = '\\x01'::BLOB WHERE sentence_hash = ?", [damaged])
+    again, _, stored = _place_all(db, fake_model, monkeypatch)
+    assert again.parsed_sentences == 1 and stored == 1
+    with duckdb.connect(str(db), read_only=True) as con:
+        blob = con.execute(
+            "SELECT parse FROM parse_cache WHERE sentence_hash = ?", [damaged]
+        ).fetchall()[0][0]
+    sentence = next(s for s in again.cache if text_hash(s) == damaged)
+    assert decode_parse(blob) == again.cache[sentence]
     assert _rows(db) == first
 
 

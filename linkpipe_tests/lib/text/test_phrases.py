@@ -111,7 +111,7 @@ def test_fallback_without_a_parser() -> None:
 def test_a_sentence_parsed_in_a_batch_or_alone_gets_the_same_parse() -> None:
     # candidates.py parses a source's sentences in a batch or one at a time (few pairs to
     # place): anchor rows must not depend on which, so neither may the parse
-    from linkpipe.lib.text.phrases import load_parser, parse_of
+    from linkpipe.lib.text.parsing import load_parser, parse_of
 
     sentences = [case[0] for case in CASES] + [
         "Filters: Blur, Gaussian Blur (radius 4.5 px) and the Layer → Transparency menu.",
@@ -149,7 +149,7 @@ def test_parts_of_speech_and_parse_equal_spacys_own_components_on_the_demo_site(
     # demo site's every paragraph, list item and heading must get what the component gives
     import spacy
 
-    from linkpipe.lib.text.phrases import PIPELINES, load_parser
+    from linkpipe.lib.text.parsing import PIPELINES, load_parser
 
     parser = load_parser()
     assert parser is not None and parser.rules is not None
@@ -173,7 +173,7 @@ def test_parts_of_speech_and_parse_equal_spacys_own_components_on_the_demo_site(
 
 
 def test_subtree_edges_hold_every_descendant() -> None:
-    from linkpipe.lib.text.phrases import _subtree_edges
+    from linkpipe.lib.text.parsing import _subtree_edges
 
     # 0 <- 1 (root) -> 3 -> 2 ; 4 -> 1 ; a non-projective arc: 5 hangs from 0
     heads = (1, 1, 3, 1, 1, 0)
