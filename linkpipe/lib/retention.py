@@ -21,6 +21,7 @@ from linkpipe.lib.storage import (
     registered_frame,
     transaction,
 )
+from linkpipe.lib.text.parsing import current_parser_identity
 
 DEFAULT_KEEP_CRAWLS = 7
 """Crawls of each start URL kept by ``--keep-crawls`` and in the published copy (a week of
@@ -49,7 +50,8 @@ def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
 
     Tables that belong to the site, not to a crawl (``link_decisions``, ``page_signals``,
     ``embedding_cache``), are never touched, but for ``parse_cache``: the parses of sentences
-    that no kept crawl has are deleted (an edit leaves its old sentences' parses behind).
+    that no kept crawl has (an edit leaves its old sentences' parses behind) and those of
+    another parser than the installed one are deleted.
     """
     pruned = crawls_beyond(con, keep)
     if not pruned:
@@ -61,7 +63,8 @@ def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
                 con.execute(delete.format(table=table), [crawl_id])
         for crawl_id in pruned:
             execute(con, "write/delete_crawl", [crawl_id])
-        execute(con, "write/delete_unused_parses")
+        parser = current_parser_identity()
+        execute(con, "write/delete_unused_parses", [parser, parser])
     return pruned
 
 

@@ -1,7 +1,10 @@
--- Stored parses of sentences no kept crawl has (run after old crawls are deleted): the key is
--- the sha1 of the sentence, main_text[start_offset:end_offset] of a page_sentences row.
+-- Stored parses no kept crawl can use (run after old crawls are deleted): those of another
+-- parser (parameter: the installed parser's identity, '' to keep every parser's), and those of
+-- sentences no kept crawl has. The key is the sha1 of the sentence,
+-- main_text[start_offset:end_offset] of a page_sentences row.
 DELETE FROM parse_cache
-WHERE sentence_hash IN (
+WHERE (? <> '' AND parser_id <> ?)
+   OR sentence_hash IN (
     SELECT sentence_hash FROM parse_cache
     EXCEPT
     SELECT sha1(substr(s.main_text, p.start_offset + 1, p.end_offset - p.start_offset))

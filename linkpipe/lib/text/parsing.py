@@ -150,6 +150,12 @@ def parser_identity(name: str) -> str:
     return f"{name}=={version(name)} spacy=={version('spacy')} code={code.hexdigest()[:16]}"
 
 
+def current_parser_identity() -> str:
+    """:func:`parser_identity` of the installed pipeline ("" when there is none)."""
+    name = installed_pipeline()
+    return parser_identity(name) if name else ""
+
+
 class LazyParser:
     """The installed pipeline ``name``, loaded at its first parse: a placement whose sentences
     all have stored parses never imports spaCy (seconds of CPU)."""

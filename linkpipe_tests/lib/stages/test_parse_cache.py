@@ -17,7 +17,12 @@ from linkpipe.lib.stages.crawl_export import register_crawl
 from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import open_db
 from linkpipe.lib.text.parse_codec import decode_parse, encode_parse
-from linkpipe.lib.text.parsing import LazyParser, installed_pipeline, load_parser
+from linkpipe.lib.text.parsing import (
+    LazyParser,
+    current_parser_identity,
+    installed_pipeline,
+    load_parser,
+)
 from linkpipe.lib.text.phrases import PhraseJudge
 
 DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
@@ -126,11 +131,11 @@ def test_pruning_old_crawls_drops_the_parses_of_sentences_no_kept_crawl_has(tmp_
     gone = encode_parse(next(load_parser().parse_many(["An edit removed this sentence."])))
     with duckdb.connect(str(db)) as con:
         stored = con.execute("SELECT count(*), any_value(parser_id) FROM parse_cache").fetchone()
-        con.execute(
-            "INSERT INTO parse_cache (sentence_hash, parser_id, parse) VALUES (?, ?, ?)",
-            [text_hash("An edit removed this sentence."), stored[1], gone],
-        )
-    assert stored[0] > 100
+        insert = "INSERT INTO parse_cache (sentence_hash, parser_id, parse) VALUES (?, ?, ?)"
+        con.execute(insert, [text_hash("An edit removed this sentence."), stored[1], gone])
+        kept_sentence = con.execute("SELECT sentence_hash FROM parse_cache LIMIT 1").fetchall()
+        con.execute(insert, [kept_sentence[0][0], "an older pipeline", gone])
+    assert stored[0] > 100 and stored[1] == current_parser_identity()
     with open_db(db) as con:
         assert prune_crawls(con, 1) == ["c1"]
         kept = con.execute("SELECT count(*) FROM parse_cache").fetchone()
@@ -142,5 +147,6 @@ def test_pruning_old_crawls_drops_the_parses_of_sentences_no_kept_crawl_has(tmp_
             ).fetchall()
         }
         hashes = {r[0] for r in con.execute("SELECT sentence_hash FROM parse_cache").fetchall()}
-    assert kept == (stored[0],)  # c2 has every sentence c1 had; the removed one's parse went
+    # c2 has every sentence c1 had; the removed sentence's parse went, and the older parser's
+    assert kept == (stored[0],)
     assert hashes <= sentences and text_hash("An edit removed this sentence.") not in hashes
