@@ -45,14 +45,15 @@ class ParseCache:
                 )
             stored = set()
             for key, data in found.iter_rows():
+                if wanted[key] in judge.cache:
+                    stored.add(key)
+                    continue
                 try:
-                    parse = decode_parse(data)
+                    judge.remember(wanted[key], decode_parse(data))
                 except ValueError:  # a damaged row: parsed again, and stored over it
                     continue
                 stored.add(key)
-                if wanted[key] not in judge.cache:
-                    judge.remember(wanted[key], parse)
-                    self.loaded += 1
+                self.loaded += 1
             judge.fresh += [
                 (s, judge.cache[s]) for k, s in wanted.items() if k not in stored and s in judge.cache
             ]
@@ -60,7 +61,7 @@ class ParseCache:
     def store(self, sources: Iterable[SourceText]) -> None:
         """Store what the sources' judges parsed since the last call (existing keys kept)."""
         for judge in _judges(sources):
-            fresh = judge.take_fresh()
+            fresh = list(dict(judge.take_fresh()).items())  # a sentence parsed twice: once
             if not fresh:
                 continue
             frame = pl.DataFrame(

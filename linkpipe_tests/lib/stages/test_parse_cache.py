@@ -11,9 +11,11 @@ import pytest
 from linkpipe.defs.runner import run_graph
 from linkpipe.lib.hashing import DEFAULT_SHARDS, text_hash
 from linkpipe.lib.links import anchors
+from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.retention import prune_crawls
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
 from linkpipe.lib.stages.crawl_export import register_crawl
+from linkpipe.lib.stages.parse_cache import ParseCache
 from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import open_db
 from linkpipe.lib.text.parse_codec import decode_parse, encode_parse
@@ -150,3 +152,21 @@ def test_pruning_old_crawls_drops_the_parses_of_sentences_no_kept_crawl_has(tmp_
     # c2 has every sentence c1 had; the removed sentence's parse went, and the older parser's
     assert kept == (stored[0],)
     assert hashes <= sentences and text_hash("An edit removed this sentence.") not in hashes
+
+
+def test_a_sentence_parsed_twice_is_stored_once(tmp_path):
+    db = tmp_path / "s.duckdb"
+    with open_db(db):
+        pass
+    judge = PhraseJudge(load_parser())
+    judge.recording = True
+    src = SourceText("Editors link names.", [(0, 0, 19, "paragraph")], judge=judge)
+    judge.prepare(["Editors link names."])
+    judge.forget(["Editors link names."])  # a long page's part forgets its parses
+    judge.prepare(["Editors link names."])
+    cache = ParseCache(db)
+    cache.store([src])
+    assert judge.parsed_sentences == 2 and cache.stored == 1
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute("SELECT sentence_hash, parser_id FROM parse_cache").fetchall()
+    assert rows == [(text_hash("Editors link names."), judge.identity)]
