@@ -59,8 +59,10 @@ class ParseCache:
             ]
 
     def store(self, sources: Iterable[SourceText]) -> None:
-        """Store what the sources' judges parsed since the last call (existing keys kept)."""
+        """Store what the sources' judges parsed since :meth:`load` (a damaged row is stored
+        over); the judges stop recording until the next :meth:`load`."""
         for judge in _judges(sources):
+            judge.recording = False  # what other code parses later is not held for nothing
             fresh = list(dict(judge.take_fresh()).items())  # a sentence parsed twice: once
             if not fresh:
                 continue

@@ -167,6 +167,7 @@ def test_a_sentence_parsed_twice_is_stored_once(tmp_path):
     cache = ParseCache(db)
     cache.store([src])
     assert judge.parsed_sentences == 2 and cache.stored == 1
+    assert not judge.recording and judge.fresh == []  # nothing held until the next load
     with duckdb.connect(str(db), read_only=True) as con:
         rows = con.execute("SELECT sentence_hash, parser_id FROM parse_cache").fetchall()
     assert rows == [(text_hash("Editors link names."), judge.identity)]
