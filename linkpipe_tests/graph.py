@@ -1,5 +1,6 @@
 """The stages of the graph run in order without Dagster, for tests that need a crawl's tables
-up to a given asset quickly (the Dagster runner is tested in linkpipe_tests/defs/)."""
+up to a given asset quickly (the Dagster runner is tested in linkpipe_tests/defs/); and
+:func:`run_demo_crawls`, whole runs of the bundled demo site through the runner."""
 
 from __future__ import annotations
 
@@ -15,8 +16,21 @@ from linkpipe.lib.stages.link_opportunities import materialize_link_opportunitie
 from linkpipe.lib.stages.page_embeddings import materialize_page_embeddings
 from linkpipe.lib.stages.page_summaries import materialize_page_summaries
 from linkpipe.lib.stages.site_models import materialize_site_models
+from linkpipe.lib.static_site import serve_site
 
 STEPS = ("ann_index", "link_opportunities")
+DEMO_SITE = Path(__file__).resolve().parents[1] / "linkpipe" / "demo_site"
+
+
+def run_demo_crawls(db: Path, crawl_ids: tuple[str, ...], model: str) -> None:
+    """Serve the demo site and run the whole graph (``run_graph``, one worker) for each of
+    ``crawl_ids`` in turn: the whole site every time (a page cap crawls different pages)."""
+    from linkpipe.defs.runner import run_graph
+
+    with serve_site(DEMO_SITE) as site:
+        for crawl_id in crawl_ids:
+            register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": 300})
+            run_graph(db, crawl_id, model, workers=1)
 
 
 def crawl_and_run(

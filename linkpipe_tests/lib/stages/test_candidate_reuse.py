@@ -13,6 +13,7 @@ from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
 from linkpipe.lib.stages.crawl_export import register_crawl
 from linkpipe.lib.static_site import serve_site
+from linkpipe_tests.graph import run_demo_crawls
 
 DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
 EDIT = "<p>Editors revised this paragraph during the autumn archive audit. "
@@ -90,10 +91,7 @@ def test_an_unchanged_site_copies_every_shard_and_the_copy_equals_a_recomputatio
     tmp_path, fake_model
 ):
     db = tmp_path / "u.duckdb"  # the whole site both times: a page cap crawls different pages
-    with serve_site(DEMO_SITE) as site:
-        for crawl_id in ("c1", "c2"):
-            register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": 300})
-            run_graph(db, crawl_id, fake_model, workers=1)
+    run_demo_crawls(db, ("c1", "c2"), fake_model)
     copied = _rows(db, "c2")
     assert copied and copied == _rows(db, "c1")
     con = duckdb.connect(str(db), read_only=True)

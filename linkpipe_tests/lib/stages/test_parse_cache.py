@@ -8,15 +8,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from linkpipe.defs.runner import run_graph
 from linkpipe.lib.hashing import DEFAULT_SHARDS, text_hash
 from linkpipe.lib.links import anchors
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.retention import prune_crawls
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
-from linkpipe.lib.stages.crawl_export import register_crawl
 from linkpipe.lib.stages.parse_cache import ParseCache
-from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import open_db
 from linkpipe.lib.text.parse_codec import decode_parse, encode_parse
 from linkpipe.lib.text.parsing import (
@@ -26,8 +23,7 @@ from linkpipe.lib.text.parsing import (
     load_parser,
 )
 from linkpipe.lib.text.phrases import PhraseJudge
-
-DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
+from linkpipe_tests.graph import run_demo_crawls
 
 
 def _rows(db: Path) -> list[tuple]:
@@ -53,9 +49,7 @@ def _place_all(db: Path, model: str, monkeypatch: pytest.MonkeyPatch) -> tuple[P
 
 def test_stored_parses_replace_parsing_and_give_the_same_rows(tmp_path, fake_model, monkeypatch):
     db = tmp_path / "p.duckdb"
-    with serve_site(DEMO_SITE) as site:
-        register_crawl(db, "c1", site.base_url + "/", "crawler", "", {"max_pages": 300})
-        run_graph(db, "c1", fake_model, workers=1)
+    run_demo_crawls(db, ("c1",), fake_model)
     first = _rows(db)
     assert len(first) > 100
     with duckdb.connect(str(db)) as con:
@@ -126,10 +120,7 @@ def test_a_stored_parse_with_missing_parts_of_speech_is_refused():
 
 def test_pruning_old_crawls_drops_the_parses_of_sentences_no_kept_crawl_has(tmp_path, fake_model):
     db = tmp_path / "k.duckdb"
-    with serve_site(DEMO_SITE) as site:
-        for crawl_id in ("c1", "c2"):
-            register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": 300})
-            run_graph(db, crawl_id, fake_model, workers=1)
+    run_demo_crawls(db, ("c1", "c2"), fake_model)
     gone = encode_parse(next(load_parser().parse_many(["An edit removed this sentence."])))
     with duckdb.connect(str(db)) as con:
         stored = con.execute("SELECT count(*), any_value(parser_id) FROM parse_cache").fetchone()

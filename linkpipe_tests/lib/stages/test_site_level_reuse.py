@@ -8,9 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from linkpipe.defs.runner import run_graph
 from linkpipe.lib.links.site_scoring import score_site
-from linkpipe.lib.stages.crawl_export import register_crawl
 from linkpipe.lib.stages.link_graph import GRAPH_TABLES, materialize_link_graph
 from linkpipe.lib.stages.link_opportunities import (
     load_candidates,
@@ -21,10 +19,9 @@ from linkpipe.lib.stages.link_opportunities import (
 )
 from linkpipe.lib.stages.site_models import SITE_TABLES, materialize_site_models
 from linkpipe.lib.stages.topic_clusters import CLUSTER_TABLES, materialize_topic_clusters
-from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import open_db
+from linkpipe_tests.graph import run_demo_crawls
 
-DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
 TABLES = {
     "link_opportunities": "source_url, target_url, rank, score, confidence, anchor_text, reason",
     "cannibalisation_pairs": "url_a, url_b, semantic_sim, reason",
@@ -65,10 +62,7 @@ def _snapshot(db: Path, crawl_id: str) -> dict[str, list[tuple]]:
 
 def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(tmp_path, fake_model):
     db = tmp_path / "o.duckdb"
-    with serve_site(DEMO_SITE) as site:
-        for crawl_id in ("c1", "c2"):
-            register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", {"max_pages": 300})
-            run_graph(db, crawl_id, fake_model, workers=1)
+    run_demo_crawls(db, ("c1", "c2"), fake_model)
     for tables, stage in ((GRAPH_TABLES, materialize_link_graph),
                           (CLUSTER_TABLES, materialize_topic_clusters)):  # fmt: skip
         rows = _site_models(db, "c1", tables)
@@ -115,9 +109,7 @@ def test_placements_read_for_the_kept_pairs_only_give_the_same_rows(tmp_path, fa
     """The stage reads candidate rows without their placements and then the placements of the
     pairs scoring keeps: the same opportunities as scoring fully loaded rows."""
     db = tmp_path / "p.duckdb"
-    with serve_site(DEMO_SITE) as site:
-        register_crawl(db, "c1", site.base_url + "/", "crawler", "", {"max_pages": 300})
-        run_graph(db, "c1", fake_model, workers=1)
+    run_demo_crawls(db, ("c1",), fake_model)
     with open_db(db) as con:
         facts, decisions = load_page_facts(con, "c1"), load_decisions(con)
         full, bare = load_candidates(con, "c1"), load_candidates(con, "c1", placements=False)
