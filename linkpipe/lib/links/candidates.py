@@ -26,6 +26,7 @@ from linkpipe.lib.links.semantic_anchors import (
     WindowVectors,
     encode_sources,
     place_anchor_semantic,
+    term_hits,
     window_vectors,
 )
 from linkpipe.lib.links.site_context import SiteContext
@@ -44,9 +45,11 @@ def _place(
     target: str,
     vecs: WindowVectors | None,
     sims: np.ndarray | None = None,
+    hits: np.ndarray | None = None,
 ) -> list[AnchorChoice]:
     """Anchor choices for one target in the source, best first (semantic with ``vecs``;
-    ``sims``: the windows' cosines with this target, computed in batch)."""
+    ``sims``, ``hits``: the windows' cosines with this target and its terms in them, computed
+    in batch)."""
     if src is None:
         return []
     profile = site.profile(target)
@@ -54,7 +57,7 @@ def _place(
         return place_anchor(src, profile, ubiquitous=site.ubiquitous)
     target_vec = site.vectors[site.row_of[target]]
     return place_anchor_semantic(
-        src, vecs, profile, target_vec, sims=sims, ubiquitous=site.ubiquitous
+        src, vecs, profile, target_vec, sims=sims, ubiquitous=site.ubiquitous, hits=hits
     )
 
 
@@ -195,12 +198,17 @@ def _placement_jobs(
     target's column): its anchors, semantic with ``vecs`` (lexical without)."""
     # All targets' columns, whatever is known: a matrix product's last bits depend on its shape.
     batch = window_sims(site, vecs, targets)
+    todo = [i for i, choice in enumerate(known) if choice is None]
+    hits = None  # integer counts: the same whatever the batch, so only for the targets to place
+    if vecs is not None and vecs.windows and todo:
+        hits = term_hits(src, [site.profile(targets[i]) for i in todo], vecs)
 
-    def job(i: int) -> Callable[[], list[AnchorChoice]]:
+    def job(i: int, column: int) -> Callable[[], list[AnchorChoice]]:
         sims = batch[:, i] if batch is not None else None
-        return lambda: _place(site, src, targets[i], vecs, sims)
+        counts = hits[:, column] if hits is not None else None
+        return lambda: _place(site, src, targets[i], vecs, sims, counts)
 
-    return {(tag, i): (src, job(i)) for i, choice in enumerate(known) if choice is None}
+    return {(tag, i): (src, job(i, column)) for column, i in enumerate(todo)}
 
 
 def labelled_rows(

@@ -184,14 +184,19 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
     return unit
 
 
-def _term_hits(src: SourceText, target: TargetProfile, vecs: WindowVectors) -> np.ndarray:
-    """For each window, how many of its words the target's weighted terms contain."""
+def term_hits(
+    src: SourceText, targets: Sequence[TargetProfile], vecs: WindowVectors
+) -> np.ndarray:
+    """For each window (rows) and target (columns), how many of the window's words the
+    target's weighted terms contain: one pass over the source's tokens for all the targets."""
     code_of, codes = src.stem_codes
-    is_term = np.zeros(len(code_of) + 1, dtype=np.int64)
-    for term, weight in target.terms.items():
-        if weight > 0 and term in code_of:
-            is_term[code_of[term]] = 1
-    counts = np.concatenate([[0], np.cumsum(is_term[codes])])
+    is_term = np.zeros((len(code_of) + 1, len(targets)), dtype=np.int64)
+    for column, target in enumerate(targets):
+        for term, weight in target.terms.items():
+            if weight > 0 and term in code_of:
+                is_term[code_of[term], column] = 1
+    counts = np.zeros((len(codes) + 1, len(targets)), dtype=np.int64)
+    np.cumsum(is_term[codes], axis=0, out=counts[1:])
     hits: np.ndarray = (counts[vecs.last] - counts[vecs.first]).astype(np.float32)
     return hits
 
@@ -218,11 +223,12 @@ def semantic_windows(
     sims: np.ndarray | None = None,
     ubiquitous: frozenset[str] = frozenset(),
     min_quality: float = 0.0,
+    hits: np.ndarray | None = None,
 ) -> list[AnchorChoice]:
     """The best windows for ``target``, at most one per sentence, best first (windows of
     generic words never, nor of only the site's ``ubiquitous`` stems: the same set for every
-    call on ``vecs``). ``sims``: the windows' cosines with the target when the caller
-    computed them for many targets at once (one matrix product per source). The search
+    call on ``vecs``). ``sims`` and ``hits``: the windows' cosines with the target and their
+    :func:`term_hits` when the caller computed them for many targets at once. The search
     stops at the first window whose score is below what ``min_quality`` needs: the windows
     are visited by score, a score is never below the window's cosine, so none from there on
     could reach ``min_quality`` (their sentences are not parsed for nothing)."""
@@ -230,7 +236,9 @@ def semantic_windows(
         return []
     if sims is None:
         sims = vecs.matrix @ target_vec
-    scores = sims + 0.02 * np.minimum(_term_hits(src, target, vecs), TERM_HITS_COUNTED)
+    if hits is None:
+        hits = term_hits(src, [target], vecs)[:, 0]
+    scores = sims + 0.02 * np.minimum(hits, TERM_HITS_COUNTED)
     floor = QUALITY_FLOOR + QUALITY_SPAN * min_quality - 1e-3 if min_quality > 0 else -np.inf
     out: list[AnchorChoice] = []
     used_sentences: set[int] = set()
@@ -275,14 +283,16 @@ def place_anchor_semantic(
     limit: int = 3,
     sims: np.ndarray | None = None,
     ubiquitous: frozenset[str] = frozenset(),
+    hits: np.ndarray | None = None,
 ) -> list[AnchorChoice]:
     """Exact mentions first, then semantic windows (never of only ``ubiquitous`` stems);
-    best first, non-overlapping."""
+    best first, non-overlapping. ``sims``, ``hits``: see :func:`semantic_windows`."""
     exact = exact_mentions(src, target)
     exact.sort(key=lambda c: (-c.quality, -(c.end - c.start), c.start))
     semantic = semantic_windows(
-        src, vecs, target, target_vec, sims=sims, ubiquitous=ubiquitous, min_quality=min_quality
-    )
+        src, vecs, target, target_vec,
+        sims=sims, ubiquitous=ubiquitous, min_quality=min_quality, hits=hits,
+    )  # fmt: skip
     windows = [w for w in semantic if w.quality >= min_quality]
     out: list[AnchorChoice] = []
     for choice in exact + windows:

@@ -11,6 +11,7 @@ from linkpipe.lib.links.semantic_anchors import (
     encode_sources,
     place_anchor_semantic,
     semantic_windows,
+    term_hits,
     window_vectors,
 )
 from linkpipe_tests.lib.links.word_vectors import seeded_unit_vectors
@@ -107,6 +108,22 @@ def test_best_window_per_sentence_exact_names_first() -> None:
     ]
     assert choices[0].sentence == "Continue reading about layer masks."
     assert choices[0].sentence_start == TEXT.index("Continue")
+
+
+def test_term_hits_of_many_targets_at_once_count_each_targets_words() -> None:
+    src = _source()
+    windows = window_vectors(src, _vectors(src))
+    masks = TargetProfile("/masks", [], {"layer": 1.0, "mask": 1.0, "unused": 0.0})
+    archive = TargetProfile("/archive", [], {"archiv": 1.0, "page": 0.5})
+    both = term_hits(src, [masks, archive], windows)
+    texts = [_text(src, w) for w in windows.windows]
+    assert both.shape == (len(texts), 2) and both.dtype == np.float32
+    by_text = dict(zip(texts, both.tolist(), strict=True))
+    assert by_text["layer masks"] == [2.0, 0.0]
+    assert by_text["refresh archive pages"] == [0.0, 2.0]
+    assert by_text["Continue reading about layer"] == [1.0, 0.0]
+    for column, target in enumerate((masks, archive)):  # the same as one target at a time
+        assert (term_hits(src, [target], windows)[:, 0] == both[:, column]).all()
 
 
 def test_windows_below_the_minimum_quality_are_never_judged() -> None:
