@@ -17,6 +17,9 @@ seconds, peak RSS (see bench_meter.py). Prints a Markdown table per size and mod
 refresh's CPU as a ratio of the full run of the same invocation, and with several sizes the
 growth exponent log(cpu2/cpu1)/log(n2/n1) of each stage; --json writes everything.
 The CPU figures are the ones to compare: on shared cores wall time also counts waiting.
+The three crawls run in this one process unless ``--fresh-process``: then each runs in a new
+process, as a nightly ``linkpipe run`` does (no model, parser or parsed sentence of the full
+run still in memory when a refresh starts).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import json
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -74,6 +78,20 @@ def run_scenario(
     return [s.as_dict() for s in meter.stages]
 
 
+def run_scenario_apart(
+    db: Path, crawl_id: str, base_url: str, n_pages: int, model: str, mode: str
+) -> list[dict[str, Any]]:
+    """:func:`run_scenario` in a new Python process, as a nightly ``linkpipe run`` is: nothing
+    loaded, imported or parsed by an earlier crawl of the benchmark is in memory."""
+    job = json.dumps([str(db), crawl_id, base_url, n_pages, model, mode])
+    done = subprocess.run(
+        [sys.executable, __file__, "--scenario", job], stdout=subprocess.PIPE, text=True,
+        check=True,
+    )  # fmt: skip
+    stages: list[dict[str, Any]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return stages
+
+
 def bench_mode(
     site_root: Path, base_url: str, n_pages: int, mode: str, round_: int, args: argparse.Namespace
 ) -> dict[str, Any]:
@@ -92,7 +110,8 @@ def bench_mode(
             edited = edit_site(site_root, args.edit, args.seed, round_, backup)
             print(f"  edited {len(edited)} pages ({args.edit} %)", file=sys.stderr)
         crawl_id = f"{mode}-{name.replace('_', '-')}"
-        scenarios[name] = run_scenario(db, crawl_id, base_url, n_pages, args.model, mode)
+        run = run_scenario_apart if args.fresh_process else run_scenario
+        scenarios[name] = run(db, crawl_id, base_url, n_pages, args.model, mode)
     totals = {
         name: total([StageUsage(**s) for s in stages]).as_dict()
         for name, stages in scenarios.items()
@@ -102,6 +121,7 @@ def bench_mode(
         "mode": mode,
         "model": args.model,
         "edit_percent": args.edit,
+        "fresh_process": args.fresh_process,
         "scenarios": scenarios,
         "totals": totals,
         "db_mib": round(sum(f.stat().st_size for f in db_dir.glob("*.duckdb")) / 2**20, 1),
@@ -138,11 +158,20 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     parser.add_argument("--json", type=Path, default=None, metavar="PATH")
+    parser.add_argument(
+        "--fresh-process", action="store_true",
+        help="run each crawl in a new process, as nightly runs are (default: one process)",
+    )  # fmt: skip
+    parser.add_argument("--scenario", default="", help=argparse.SUPPRESS)  # a child's job
     return parser.parse_args()
 
 
 def main() -> None:
     args = _args()
+    if args.scenario:  # a child of run_scenario_apart: its stages as JSON on the last line
+        db, crawl_id, base_url, n_pages, model, mode = json.loads(args.scenario)
+        print(json.dumps(run_scenario(Path(db), crawl_id, base_url, n_pages, model, mode)))
+        return
     args.workdir.mkdir(parents=True, exist_ok=True)
     modes = ["direct", "graph"] if args.mode == "both" else [args.mode]
     started, load_before = time.time(), os.getloadavg()
