@@ -33,7 +33,7 @@ _FRESH_VIEW = "_linkpipe_fresh"
 # crawl-keyed tables an update copies whole again: small, and written outside runs (a crawl's
 # status; `linkpipe whatif`)
 ALWAYS_AGAIN = frozenset({"crawls", "crawl_runs", "whatif_pages"})
-# caches of vectors and parses, not data to analyse; the schema marker, which the new copy already has
+# caches of vectors and parses, not data to analyse; the schema marker (the new copy has it)
 _NOT_PUBLISHED = frozenset({"embedding_cache", "parse_cache", "linkpipe_schema"})
 
 

@@ -1,7 +1,7 @@
 """candidate_pairs for one shard: semantic, lexical and mention neighbours with anchors.
 
 Incremental by content, at two levels. A shard whose inputs (every page, embedding and link of
-the site, the shard's sentences, settings, model and code: :func:`inputs_digest`) equal an
+the site, the shard's sentences, settings, model and code: :func:`shard_digest`) equal an
 earlier crawl's shard copies that shard's rows by SQL: a refresh of an unchanged site computes
 no candidates. Otherwise every source's candidates and evidence are recomputed (cheap), but a
 pair's anchor placements are taken from the previous crawl's row with the same anchor key (see
@@ -10,7 +10,6 @@ pair's anchor placements are taken from the previous crawl's row with the same a
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Sequence
@@ -20,7 +19,6 @@ import duckdb
 import numpy as np
 
 from linkpipe.lib import progress
-from linkpipe.lib.hashing import library_code_digest
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText
 from linkpipe.lib.links.candidates import candidate_rows, pair_keys
@@ -30,7 +28,7 @@ from linkpipe.lib.links.rows import CandidatePair, anchors_of_record, records
 from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.stages.ann_index import load_ann_index
-from linkpipe.lib.stages.common import StageResult, preview
+from linkpipe.lib.stages.common import StageResult, inputs_digest, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached, load_crawl_vectors
 from linkpipe.lib.stages.parse_cache import ParseCache
@@ -91,9 +89,9 @@ def materialize_candidate_pairs(
     Reads the crawl's site models (``site_models`` asset), embeddings, ANN index and existing
     links, the shard's own main texts, sentences and link spans, and (``reuse``) the previous
     crawl's placements of the shard by anchor key. With ``reuse``, a shard whose inputs are
-    those of an earlier crawl's shard (:func:`inputs_digest`) copies that shard's rows."""
+    those of an earlier crawl's shard (:func:`shard_digest`) copies that shard's rows."""
     with one_connection(db_path):  # reads and the SQL copy: one open of the file
-        digest = inputs_digest(db_path, crawl_id, shard, model, k)
+        digest = shard_digest(db_path, crawl_id, shard, model, k)
         copied = copy_unchanged_shard(db_path, crawl_id, shard, digest) if reuse else None
         if copied is not None:
             return copied
@@ -123,17 +121,17 @@ def materialize_candidate_pairs(
     )
 
 
-def inputs_digest(db_path: str | Path, crawl_id: str, shard: int, model: str, k: int) -> str:
+def shard_digest(db_path: str | Path, crawl_id: str, shard: int, model: str, k: int) -> str:
     """Digest of everything the shard's candidate rows are computed from: the site's pages,
     embeddings, indexability and links and the shard's sentences and in-text links (sums of
     row hashes, ``select_candidate_inputs.sql``), the crawl's settings, the model, ``k`` and
-    the code of ``linkpipe.lib``. The rows are a deterministic function of these."""
-    config = stored_config(db_path, crawl_id)
+    the code of ``linkpipe.lib`` (:func:`~linkpipe.lib.stages.common.inputs_digest`). The rows
+    are a deterministic function of these."""
+    config = json.dumps(stored_config(db_path, crawl_id), sort_keys=True, default=str)
     with open_db(db_path) as con:
-        figures = fetch_dicts(con, "read/select_candidate_inputs", [crawl_id, shard])[0]
-    parts = [json.dumps(figures, sort_keys=True), json.dumps(config, sort_keys=True, default=str)]
-    parts += [model, str(k), library_code_digest()]
-    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+        return inputs_digest(
+            con, crawl_id, "read/select_candidate_inputs", config, model, str(k), shard=shard
+        )
 
 
 def copy_unchanged_shard(

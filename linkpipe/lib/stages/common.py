@@ -34,13 +34,18 @@ def preview(
 
 
 def inputs_digest(
-    con: duckdb.DuckDBPyConnection, crawl_id: str, figures_sql: str, *settings: str
+    con: duckdb.DuckDBPyConnection,
+    crawl_id: str,
+    figures_sql: str,
+    *settings: str,
+    shard: int | None = None,
 ) -> str:
-    """Digest of what a site-level stage computes a crawl's rows from: the crawl's figures by
-    ``sql/<figures_sql>.sql`` (order-independent sums of row hashes), the stage's ``settings``
-    and the code of ``linkpipe.lib``. Two crawls of one digest have the same rows
+    """Digest of what a stage computes a crawl's rows (a shard's, with ``shard``) from: the
+    figures of ``sql/<figures_sql>.sql`` (order-independent sums of row hashes), the stage's
+    ``settings`` and the code of ``linkpipe.lib``. Two crawls of one digest have the same rows
     (:func:`copy_crawl_of_same_inputs`)."""
-    figures = fetch_dicts(con, figures_sql, [crawl_id])[0]
+    params: list[object] = [crawl_id] if shard is None else [crawl_id, shard]
+    figures = fetch_dicts(con, figures_sql, params)[0]
     parts = [json.dumps(figures, sort_keys=True, default=str), *settings, library_code_digest()]
     return hashlib.sha1("|".join(parts).encode()).hexdigest()
 

@@ -81,8 +81,7 @@ class ParseCache:
 
 def _judges(sources: Iterable[SourceText]) -> list[PhraseJudge]:
     """The distinct judges with a parser of ``sources``."""
-    found = {id(s.judge): s.judge for s in sources if s.judge is not None and s.judge.parsed}
-    return list(found.values())
+    return list(dict.fromkeys(s.judge for s in sources if s.judge is not None and s.judge.parsed))
 
 
 def _sentences_by_judge(sources: Iterable[SourceText]) -> dict[PhraseJudge, list[str]]:
