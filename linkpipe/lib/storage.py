@@ -61,6 +61,7 @@ SHARD_TABLES = frozenset(
         "page_embeddings",
         "candidate_pairs",
         "candidate_inputs",
+        "candidate_sources",
     }
 )
 

@@ -234,6 +234,17 @@ CREATE TABLE IF NOT EXISTS candidate_pairs (
 -- Files written before anchor reuse: the column is added at the end, as above.
 ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS anchor_key VARCHAR;
 
+-- The row digest of each source of a candidate shard: everything its candidate_pairs rows are
+-- computed from (what retrieval found and the facts of the pages involved, code, model and
+-- settings). A later crawl's source of the same digest copies its rows
+-- (lib/links/source_reuse.py).
+CREATE TABLE IF NOT EXISTS candidate_sources (
+    crawl_id VARCHAR NOT NULL,
+    shard INTEGER NOT NULL,
+    source_url VARCHAR NOT NULL,
+    digest VARCHAR NOT NULL
+);
+
 -- The digest of everything a shard's candidate_pairs rows were computed from (site pages,
 -- embeddings, links, the shard's sentences, settings, model, code): a later crawl of the same
 -- digest copies the rows instead of recomputing them (lib/stages/candidate_pairs.py).
@@ -401,13 +412,17 @@ CREATE TABLE IF NOT EXISTS site_models (
     recall_queries INTEGER,
     build_seconds DOUBLE
 );
+ALTER TABLE site_models ADD COLUMN IF NOT EXISTS fitted_in VARCHAR;  -- crawl whose pages the
+                                     -- TF-IDF statistics were counted on (this one: refitted)
+ALTER TABLE site_models ADD COLUMN IF NOT EXISTS fit_pages INTEGER;  -- pages of that count
 
 CREATE TABLE IF NOT EXISTS site_terms (
     crawl_id VARCHAR NOT NULL,
     term_id INTEGER NOT NULL,        -- column of the TF-IDF rows; terms in stem order, then
                                      -- the stems too common to weigh (more than half the pages)
     term VARCHAR NOT NULL,           -- a stem (see lib/text/lexical.py)
-    doc_freq INTEGER,                -- pages whose title, H1 or main text has it
+    doc_freq INTEGER,                -- pages whose title, H1 or main text has it, in the
+                                     -- crawl of the fit (site_models.fitted_in)
     idf DOUBLE                       -- ln((1 + pages) / (1 + doc_freq)) + 1; NULL for a stem too
                                      -- common to weigh (kept for the ubiquitous-anchor rule)
 );

@@ -40,7 +40,10 @@ _PLACING_MODULES = (
             "long_sources.py",
         ),
     ),
-    ("linkpipe.lib.text", ("phrases.py", "parsing.py", "pos_rules.py", "lexical.py", "stopwords.py")),
+    (
+        "linkpipe.lib.text",
+        ("phrases.py", "parsing.py", "pos_rules.py", "lexical.py", "stopwords.py"),
+    ),
 )
 
 
@@ -96,7 +99,7 @@ class AnchorReuse:
         """``model``: the embedding model; ``semantic``: placement is semantic, not lexical."""
         self.semantic = semantic
         self.salt = f"{placing_code_digest()}|{model}|{'semantic' if semantic else 'lexical'}"
-        self.known = dict(known or {})
+        self.known = known if known is not None else {}  # read, never copied (decoded lazily)
         self.reused = 0
 
     def key(self, source: str, target: str) -> str:

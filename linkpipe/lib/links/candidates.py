@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -122,9 +122,10 @@ def candidate_rows(
     word_vectors: TokenVectors | None,
     reuse: AnchorReuse | None,
     encode: EncodeFn | None = None,
+    keys: Mapping[str, list[str | None]] | None = None,
 ) -> list[CandidatePair]:
     """The rows of retrieved candidates; placements of pairs whose anchor key ``reuse`` knows
-    are taken from it. The sources with pairs left to place are placed a few at a time
+    are taken from it (``keys``: the pair keys of each source, when already computed). The sources with pairs left to place are placed a few at a time
     (:func:`_place_groups`), the sentences their placements judge parsed in shared batches
     (memory holds the windows of one group). A long source (see :mod:`long_sources`) is placed
     in parts, its words encoded part by part with ``encode`` (lexically without);
@@ -132,11 +133,11 @@ def candidate_rows(
     plans = []
     for item in found:
         src = texts.get(item.source)
-        keys = pair_keys(site, reuse, item, src)
-        known = _known_choices(keys, reuse)
+        pairs = keys[item.source] if keys is not None else pair_keys(site, reuse, item, src)
+        known = _known_choices(pairs, reuse)
         if src is not None and is_long(src):
             known = list(_long_source_choices(site, item, src, known, encode))
-        plans.append(_Plan(item, src, keys, known))
+        plans.append(_Plan(item, src, pairs, known))
     waiting = [p for p in plans if p.src is not None and any(c is None for c in p.known)]
     for group in _place_groups(waiting):
         _place_group(site, group, word_vectors)

@@ -128,6 +128,29 @@ def anchors_of_record(record: Mapping[str, Any]) -> tuple[AnchorChoice, ...]:
     return _anchors([record[n] for n in _BEST_COLUMNS], record["anchor_alternatives"])
 
 
+class StoredPlacements(Mapping[str, tuple[AnchorChoice, ...]]):
+    """Stored placements by anchor key, each decoded when it is first asked for (most of a
+    shard's are never asked for when its sources' rows are copied). ``rows``: tuples of
+    ``select_shard_placements.sql`` (the key, the ``anchor_*`` columns in
+    :data:`_BEST_COLUMNS` order, ``anchor_alternatives``)."""
+
+    def __init__(self, rows: Iterable[Sequence[Any]]) -> None:
+        self._rows = {str(r[0]): r for r in rows}
+
+    def __getitem__(self, key: str) -> tuple[AnchorChoice, ...]:
+        row = self._rows[key]
+        return _anchors(row[1 : 1 + len(_BEST_COLUMNS)], row[1 + len(_BEST_COLUMNS)])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
 @dataclass(frozen=True, slots=True)
 class LinkOpportunity:
     """A suggested link: its score and components, the anchor placed and why, in words."""

@@ -6,9 +6,10 @@
   page's names (title, H1, anchors other pages use for it), how many pages mention each name and
   how many of those link its page.
 
-Both come from one pass over every page's text, tokenised once. :func:`model_tables` and
-:func:`models_from_tables` are the mapping to the ``site_terms``, ``site_page_terms`` and
-``site_names`` tables.
+Both come from one pass over every page's text, tokenised once. The TF-IDF statistics are
+fitted, or (``fitted``) those of an earlier crawl kept and only the pages' rows computed.
+:func:`model_tables` and :func:`models_from_tables` are the mapping to the ``site_terms``,
+``site_page_terms`` and ``site_names`` tables.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ from linkpipe.lib.text.lexical import TOKEN_RE, stem
 from linkpipe.lib.text.lexical_index import IndexSettings, LexicalIndex
 from linkpipe.lib.text.mentions import MentionIndex
 from linkpipe.lib.text.stopwords import STOPWORDS
-from linkpipe.lib.text.tfidf import TfidfModel, analyse, fit_model, model_frames, model_from_frames
+from linkpipe.lib.text.tfidf import (
+    TfidfModel,
+    analyse,
+    fit_model,
+    model_frames,
+    model_from_frames,
+    transform_model,
+)
 
 MAX_KNOWN_ANCHORS = 50  # per target, most used first
 MAX_TEXT_CHARS = 20_000  # of each page's main text used for TF-IDF and mention counts
@@ -76,9 +84,12 @@ def build_site_models(
     content_links: dict[str, set[str]],
     known_anchors: dict[str, list[str]],
     settings: IndexSettings | None = None,
+    fitted: TfidfModel | None = None,
 ) -> SiteModels:
     """Models over ``texts`` (the pages with their main text, read once: a generator keeps one
-    page in memory at a time); ``pages`` (main text not needed) give every page's names."""
+    page in memory at a time); ``pages`` (main text not needed) give every page's names.
+    ``fitted``: TF-IDF statistics to keep (:func:`~linkpipe.lib.text.tfidf.transform_model`),
+    else they are fitted on ``texts``."""
     mentions = MentionIndex(
         {p.url: page_names(p, known_anchors) for p in pages}, (), {}, STOP_STEMS
     )
@@ -90,7 +101,7 @@ def build_site_models(
             mentions.count_page(page.url, stems, content_links.get(page.url, set()))
             yield page.url, counted
 
-    tfidf = fit_model(documents())
+    tfidf = fit_model(documents()) if fitted is None else transform_model(documents(), fitted)
     return SiteModels(tfidf, mentions, LexicalIndex(tfidf.matrix, settings))
 
 
@@ -111,8 +122,10 @@ def models_from_tables(
     page_terms: pl.DataFrame,
     names: pl.DataFrame,
     settings: IndexSettings | None = None,
+    fit_pages: int = 0,
 ) -> SiteModels:
     """The models stored by :func:`model_tables`, ready to use (the index is rebuilt from the
-    stored rows: a sort, no refit)."""
-    tfidf = model_from_frames(terms, page_terms)
+    stored rows: a sort, no refit); ``fit_pages``: the pages the statistics were counted on
+    (0: those of ``page_terms``)."""
+    tfidf = model_from_frames(terms, page_terms, fit_pages)
     return SiteModels(tfidf, MentionIndex.from_frame(names), LexicalIndex(tfidf.matrix, settings))

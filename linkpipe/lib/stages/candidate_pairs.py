@@ -1,18 +1,21 @@
 """candidate_pairs for one shard: semantic, lexical and mention neighbours with anchors.
 
-Incremental by content, at two levels. A shard whose inputs (every page, embedding and link of
-the site, the shard's sentences, settings, model and code: :func:`shard_digest`) equal an
+Incremental by content, at three levels. A shard whose inputs (every page, embedding and link
+of the site, the shard's sentences, settings, model and code: :func:`shard_digest`) equal an
 earlier crawl's shard copies that shard's rows by SQL: a refresh of an unchanged site computes
-no candidates. Otherwise every source's candidates and evidence are recomputed (cheap), but a
-pair's anchor placements are taken from the previous crawl's row with the same anchor key (see
-:mod:`linkpipe.lib.links.anchor_reuse`): the latest earlier crawl of the same start URL with
-``candidate_pairs`` rows in the shard."""
+no candidates. Otherwise every source's candidates are retrieved again; a source whose row
+digest (what retrieval found and the facts of the pages involved, see
+:mod:`linkpipe.lib.links.source_reuse`) is the previous crawl's copies its rows by SQL, and the
+others are computed, a pair's anchor placements taken from the previous crawl's row with the
+same anchor key (see :mod:`linkpipe.lib.links.anchor_reuse`). The previous crawl: the latest
+earlier crawl of the same start URL with ``candidate_pairs`` rows in the shard."""
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -24,9 +27,10 @@ from linkpipe.lib.links.anchors import AnchorChoice, SourceText
 from linkpipe.lib.links.candidates import candidate_rows, pair_keys
 from linkpipe.lib.links.long_sources import is_long
 from linkpipe.lib.links.retrieval import CandidateLimits, retrieve
-from linkpipe.lib.links.rows import CandidatePair, anchors_of_record, records
+from linkpipe.lib.links.rows import CandidatePair, StoredPlacements, records
 from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
 from linkpipe.lib.links.site_context import SiteContext
+from linkpipe.lib.links.source_reuse import SourceReuse
 from linkpipe.lib.stages.ann_index import load_ann_index
 from linkpipe.lib.stages.common import StageResult, inputs_digest, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
@@ -37,6 +41,7 @@ from linkpipe.lib.storage import (
     CopiedRows,
     PartitionRows,
     fetch_dicts,
+    load_sql,
     one_connection,
     open_db,
     stored_config,
@@ -99,20 +104,24 @@ def materialize_candidate_pairs(
         ann = load_ann_index(db_path, crawl_id)
         with open_db(db_path) as con:
             texts = _source_texts(con, crawl_id, shard)
-            previous = _previous_placements(con, crawl_id, shard) if reuse else ({}, None)
+            previous = _previous_rows(con, crawl_id, shard) if reuse else _NO_PREVIOUS
+            pages = _page_digests(con, crawl_id)
     encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
-    known = AnchorReuse(model, encode is not None, previous[0])
+    known = AnchorReuse(model, encode is not None, previous.placements)
+    site_facts = f"{pages.pop(_SITE, '')}|{site.ubiquitous_digest}"
+    settings = f"{model}|{known.semantic}|{k}|{stored_config_text(db_path, crawl_id)}|{site_facts}"
+    sources = SourceReuse(settings, pages, previous.digests)
     parses = ParseCache(db_path)
-    rows = shard_candidates(site, ann, texts, shard, encode, k, known, parses)
-    tables: dict[str, PartitionRows] = {
-        "candidate_pairs": records(rows),
-        "candidate_inputs": [{"digest": digest}],
-    }
+    rows = shard_candidates(site, ann, texts, shard, encode, k, known, parses, sources)
     with open_db(db_path) as con:
-        written = write_partition(con, crawl_id, tables, shard=shard)
+        written = write_partition(
+            con, crawl_id, _shard_tables(rows, digest, sources), shard=shard,
+            copied=_copied_sources(previous.crawl_id, sources),
+        )  # fmt: skip
     closest = sorted(rows, key=lambda r: -r.semantic_sim)[:5]
-    meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": len(rows)}
-    meta |= {"anchors_reused": known.reused, "reused_from": previous[1] or "", "copied_from": ""}
+    meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": written["candidate_pairs"]}
+    meta |= {"sources_copied": len(sources.kept), "copied_from": ""}
+    meta |= {"anchors_reused": known.reused, "reused_from": previous.crawl_id or ""}
     meta |= {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
     return StageResult(
         written,
@@ -121,13 +130,48 @@ def materialize_candidate_pairs(
     )
 
 
+_SITE = ""  # the key of the site-wide facts among the page digests (no page has an empty URL)
+
+
+def _page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, str]:
+    """The digest of each page's stored facts, and (key ``_SITE``) of the TF-IDF statistics."""
+    pages = {
+        r["url"]: r["digest"] for r in fetch_dicts(con, "read/select_page_fact_digests", [crawl_id])
+    }
+    pages[_SITE] = fetch_dicts(con, "read/select_site_terms_digest", [crawl_id])[0]["digest"]
+    return pages
+
+
+def _shard_tables(
+    rows: list[CandidatePair], digest: str, sources: SourceReuse
+) -> dict[str, PartitionRows]:
+    """The computed rows of a shard, its inputs digest and its sources' row digests."""
+    return {
+        "candidate_pairs": records(rows),
+        "candidate_inputs": [{"digest": digest}],
+        "candidate_sources": [{"source_url": s, "digest": d} for s, d in sources.digests.items()],
+    }
+
+
+def _copied_sources(previous: str | None, sources: SourceReuse) -> dict[str, CopiedRows]:
+    """The previous crawl's rows of the sources whose row digest is unchanged."""
+    if previous is None or not sources.kept:
+        return {}
+    return {"candidate_pairs": CopiedRows(previous, sources.kept, "source_url")}
+
+
+def stored_config_text(db_path: str | Path, crawl_id: str) -> str:
+    """The crawl's stored settings as canonical JSON."""
+    return json.dumps(stored_config(db_path, crawl_id), sort_keys=True, default=str)
+
+
 def shard_digest(db_path: str | Path, crawl_id: str, shard: int, model: str, k: int) -> str:
     """Digest of everything the shard's candidate rows are computed from: the site's pages,
     embeddings, indexability and links and the shard's sentences and in-text links (sums of
     row hashes, ``select_candidate_inputs.sql``), the crawl's settings, the model, ``k`` and
     the code of ``linkpipe.lib`` (:func:`~linkpipe.lib.stages.common.inputs_digest`). The rows
     are a deterministic function of these."""
-    config = json.dumps(stored_config(db_path, crawl_id), sort_keys=True, default=str)
+    config = stored_config_text(db_path, crawl_id)
     with open_db(db_path) as con:
         return inputs_digest(
             con, crawl_id, "read/select_candidate_inputs", config, model, str(k), shard=shard
@@ -147,24 +191,43 @@ def copy_unchanged_shard(
         sources = [r["source_url"] for r in fetch_dicts(
             con, "read/select_shard_candidate_sources", [previous, shard]
         )]  # fmt: skip
+        every = CopiedRows(previous, [previous], "crawl_id")  # all of the shard's digests
         written = write_partition(
             con, crawl_id, {"candidate_inputs": [{"digest": digest}]}, shard=shard,
-            copied={"candidate_pairs": CopiedRows(previous, sources, "source_url")},
+            copied={
+                "candidate_pairs": CopiedRows(previous, sources, "source_url"),
+                "candidate_sources": every,
+            },
         )  # fmt: skip
     meta = {"anchor_mode": "copied", "sources": len(sources), "pairs": written["candidate_pairs"]}
+    meta |= {"sources_copied": len(sources)}
     return StageResult(written, [], meta | {"copied_from": previous, "anchors_reused": 0})
 
 
-def _previous_placements(
-    con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int
-) -> tuple[dict[str, tuple[AnchorChoice, ...]], str | None]:
-    """Placements of the shard's pairs in the previous crawl by anchor key, and that crawl."""
+@dataclass(frozen=True)
+class _Previous:
+    """What a shard may reuse of the previous crawl (``crawl_id``; None: there is none): its
+    placements by anchor key and its sources' row digests."""
+
+    crawl_id: str | None
+    placements: Mapping[str, tuple[AnchorChoice, ...]]
+    digests: dict[str, str]
+
+
+_NO_PREVIOUS = _Previous(None, {}, {})
+
+
+def _previous_rows(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) -> _Previous:
+    """Placements by anchor key and row digests by source of the shard in the previous crawl."""
     found = fetch_dicts(con, "read/select_previous_candidates_crawl", [crawl_id, shard])
     if not found:
-        return {}, None
+        return _NO_PREVIOUS
     previous = found[0]["crawl_id"]
-    rows = fetch_dicts(con, "read/select_shard_placements", [previous, shard])
-    return {r["anchor_key"]: anchors_of_record(r) for r in rows}, previous
+    rows = con.execute(load_sql("read/select_shard_placements"), [previous, shard]).fetchall()
+    digests = fetch_dicts(con, "read/select_shard_source_digests", [previous, shard])
+    return _Previous(
+        previous, StoredPlacements(rows), {r["source_url"]: r["digest"] for r in digests}
+    )
 
 
 def anchor_encoder(db_path: str | Path, embedder: Embedder, shard: int) -> EncodeFn:
@@ -185,27 +248,31 @@ def shard_candidates(
     k: int,
     reuse: AnchorReuse | None = None,
     parses: ParseCache | None = None,
+    kept: SourceReuse | None = None,
 ) -> list[CandidatePair]:
     """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time; anchors are
     placed semantically with ``encode`` (the words of a batch's sources embedded in one call;
-    a long source's part by part), lexically without. Sources all of whose pairs ``reuse``
-    knows are not encoded at all; the sentence parses of the others are read from and added
-    to ``parses``."""
+    a long source's part by part), lexically without. Sources whose row digest ``kept`` knows
+    from the previous crawl get no rows here (``kept.kept``: the caller copies theirs); sources
+    all of whose pairs ``reuse`` knows are not encoded at all; the sentence parses of the
+    others are read from and added to ``parses``."""
     sources = sorted(texts)
     limits = CandidateLimits(k=k)
     rows: list[CandidatePair] = []
     for i in range(0, len(sources), SOURCE_BATCH):
         found = retrieve(site, sources[i : i + SOURCE_BATCH], texts, ann, limits)
+        found = kept.split(found, texts) if kept is not None else found
+        keys = {f.source: pair_keys(site, reuse, f, texts[f.source]) for f in found}
         new = [
             f.source
             for f in found
             if not is_long(texts[f.source])  # encoded part by part (bounded memory)
-            and (reuse is None or not reuse.covers(pair_keys(site, reuse, f, texts[f.source])))
+            and (reuse is None or not reuse.covers(keys[f.source]))
         ]
         vectors = encode_sources({u: texts[u] for u in new}, encode) if encode and new else None
         if parses is not None:
             parses.load(texts[u] for u in new)
-        rows += candidate_rows(site, found, texts, vectors, reuse, encode)
+        rows += candidate_rows(site, found, texts, vectors, reuse, encode, keys)
         if parses is not None:
             parses.store(texts[f.source] for f in found)
         done = min(i + SOURCE_BATCH, len(sources))

@@ -5,6 +5,12 @@ Reads ``page_summaries`` (every shard: titles, H1s, main texts) and ``link_edges
 ``site_models``, ``site_terms``, ``site_page_terms`` and ``site_names``. Candidate shards
 (:mod:`linkpipe.lib.stages.candidate_pairs`) read them with :func:`load_site_models` and never
 refit or recount.
+
+A crawl keeps the TF-IDF statistics (vocabulary, document frequencies, IDF) of the previous
+crawl of its site while at most :data:`REFIT_SHARE` of its pages are new, gone or changed since
+the crawl they were fitted on (:func:`kept_fit`); only the pages' rows are computed. An
+unchanged page then keeps its row and a few edits leave every other page's weights as they
+were, so candidate shards can keep the rows of sources whose neighbourhood did not change.
 """
 
 from __future__ import annotations
@@ -33,7 +39,9 @@ from linkpipe.lib.stages.common import (
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.storage import fetch_dicts, fetch_frame, open_db, write_partition
 from linkpipe.lib.text.lexical_index import IndexSettings, sample_rows, tune_index
+from linkpipe.lib.text.tfidf import TfidfModel, statistics_from_frame
 
+REFIT_SHARE = 0.1  # TF-IDF refitted when more of the pages differ from those of its fit
 RECALL_K = 10  # lexical neighbours compared with the exact top-k
 RECALL_QUERIES = 500  # pages sampled to measure it
 RECALL_TARGET = 0.95  # the index is widened until it finds this share of the exact top-k
@@ -78,13 +86,34 @@ def _texts(db_path: str | Path, crawl_id: str, total: int) -> Iterator[SitePage]
 SITE_TABLES = ("site_models", "site_terms", "site_page_terms", "site_names")
 
 
-def site_model_digest(db_path: str | Path, crawl_id: str, settings: IndexSettings) -> str:
+def kept_fit(db_path: str | Path, crawl_id: str) -> tuple[str, TfidfModel] | None:
+    """(the crawl they were fitted on, the statistics) of the TF-IDF statistics this crawl
+    keeps: the previous crawl's of the same start URL, while at most :data:`REFIT_SHARE` of
+    the pages differ from those of their fit (new, gone, another title, H1 or main text);
+    None when the crawl refits (no previous models, too many changes, the fit's pages pruned)."""
+    with open_db(db_path) as con:
+        found = fetch_dicts(con, "read/select_tfidf_fit", [crawl_id])
+        if not found or found[0]["changed"] is None:
+            return None
+        fit = found[0]
+        if fit["changed"] > REFIT_SHARE * max(1, fit["pages"]):
+            return None
+        terms = fetch_frame(con, "read/select_site_terms", [fit["crawl_id"]])
+    return fit["fitted_in"], statistics_from_frame(terms, fit["fit_pages"])
+
+
+def site_model_digest(
+    db_path: str | Path, crawl_id: str, settings: IndexSettings, fitted_in: str
+) -> str:
     """Digest of everything the crawl's site models are computed from: the summarised pages'
     names and main texts and the link edges (sums of row hashes,
-    ``select_site_model_inputs.sql``), the index settings to start from and the code of
-    ``linkpipe.lib``. The models are a deterministic function of these."""
+    ``select_site_model_inputs.sql``), the crawl whose TF-IDF statistics are used, the index
+    settings to start from and the code of ``linkpipe.lib``. The models are a deterministic
+    function of these."""
     with open_db(db_path) as con:
-        return inputs_digest(con, crawl_id, "read/select_site_model_inputs", repr(settings))
+        return inputs_digest(
+            con, crawl_id, "read/select_site_model_inputs", repr(settings), f"fit:{fitted_in}"
+        )
 
 
 def materialize_site_models(
@@ -93,29 +122,35 @@ def materialize_site_models(
     settings: IndexSettings | None = None,
     reuse: bool = True,
 ) -> StageResult:
-    """Fit TF-IDF and count the names of every page of the crawl, once; measure the lexical
-    index's recall against exact search on a sample (widening the index while it is below
-    ``RECALL_TARGET``); write the four ``site_*`` tables. ``settings``: the index to start
-    from (default :class:`IndexSettings`). With ``reuse``, a crawl whose inputs are those of
-    an earlier crawl (:func:`site_model_digest`) copies its models."""
+    """Fit TF-IDF (or keep the previous crawl's statistics, :func:`kept_fit`) and count the
+    names of every page of the crawl, once; measure the lexical index's recall against exact
+    search on a sample (widening the index while it is below ``RECALL_TARGET``); write the
+    four ``site_*`` tables. ``settings``: the index to start from (default
+    :class:`IndexSettings`). With ``reuse``, a crawl whose inputs are those of an earlier crawl
+    (:func:`site_model_digest`) copies its models."""
     started = time.perf_counter()
-    digest = site_model_digest(db_path, crawl_id, settings or IndexSettings())
+    kept = kept_fit(db_path, crawl_id)
+    fitted_in = kept[0] if kept else crawl_id
+    digest = site_model_digest(db_path, crawl_id, settings or IndexSettings(), fitted_in)
     if reuse:
         with open_db(db_path) as con:
             copied = copy_crawl_of_same_inputs(
                 con, crawl_id, "site_model_inputs", digest, SITE_TABLES
             )
         if copied is not None:
+            copied.meta["fitted_in"] = fitted_in
             return copied
     pages = site_pages(db_path, crawl_id)
     with open_db(db_path) as con:
         links = load_existing_links(con, crawl_id)
     texts = _texts(db_path, crawl_id, len(pages))
-    models = build_site_models(pages, texts, links.content, links.anchors, settings)
+    fitted = kept[1] if kept else None
+    models = build_site_models(pages, texts, links.content, links.anchors, settings, fitted)
     sample = sample_rows(len(models.tfidf.urls), RECALL_QUERIES)
     models.index, recall = tune_index(models.index, sample, RECALL_K, RECALL_TARGET)
     tables: dict[str, pl.DataFrame] = model_tables(models)
     summary = _summary(models, tables, recall, len(sample), time.perf_counter() - started)
+    summary |= {"fitted_in": fitted_in, "fit_pages": models.tfidf.fit_pages}
     with open_db(db_path) as con:
         written = write_partition(
             con,
@@ -161,4 +196,4 @@ def load_site_models(db_path: str | Path, crawl_id: str) -> SiteModels:
         names = fetch_frame(con, "read/select_site_names", [crawl_id])
     row = rows[0]
     settings = IndexSettings(row["posting_cap"], row["rerank"], row["query_terms"])
-    return models_from_tables(terms, page_terms, names, settings)
+    return models_from_tables(terms, page_terms, names, settings, row["fit_pages"] or 0)

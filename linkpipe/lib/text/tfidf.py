@@ -2,15 +2,18 @@
 per page (sublinear term frequency, terms in more than half of the pages dropped from the rows;
 their document frequency is kept, see :meth:`TfidfModel.stems_in_share`).
 
-It is fitted once per crawl (the ``site_models`` asset) and read back by every candidate shard,
+It is built once per crawl (the ``site_models`` asset) and read back by every candidate shard,
 which never refits it: :func:`model_frames` and :func:`model_from_frames` are the one mapping
-to the ``site_terms`` and ``site_page_terms`` columns.
+to the ``site_terms`` and ``site_page_terms`` columns. A crawl that differs little from the one
+the statistics were fitted on keeps them (:func:`transform_model`: the same vocabulary, document
+frequencies and IDF, only the pages' rows computed): then an unchanged page keeps its row, and
+a few edits do not move every weight of the site.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import polars as pl
@@ -39,7 +42,8 @@ def _given(document: list[str]) -> list[str]:
 class TfidfModel:
     """Vocabulary (term id -> stem), document frequency and IDF per term, and the page rows;
     ``common``: the stems left out of the rows (in more than :data:`MAX_DOC_SHARE` of the
-    pages) with their document frequency."""
+    pages) with their document frequency; ``fit_pages``: the pages the statistics were counted
+    on (those of this model's pages when 0: it was fitted on them)."""
 
     urls: list[str]
     terms: NDArray[np.object_]
@@ -47,10 +51,12 @@ class TfidfModel:
     idf: NDArray[np.float64]
     matrix: sparse.csr_matrix  # pages x terms, rows of unit length
     common: dict[str, int] = field(default_factory=dict)
+    fit_pages: int = 0
     row_of: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
         self.row_of = {u: i for i, u in enumerate(self.urls)}
+        self.fit_pages = self.fit_pages or len(self.urls)
         self.numeric = np.array([str(t)[:1].isdigit() for t in self.terms], dtype=bool)
 
     def top_terms(self, row: int, limit: int = 30) -> dict[str, float]:
@@ -69,7 +75,7 @@ class TfidfModel:
     def stems_in_share(self, share: float, min_pages: int = 1) -> frozenset[str]:
         """The stems used by at least ``share`` of the pages, weighed or not; none on a site
         of fewer than ``min_pages`` pages."""
-        pages = len(self.urls)
+        pages = self.fit_pages  # doc_freq counts the pages of the fit
         if pages < max(1, min_pages):
             return frozenset()
         floor = share * pages
@@ -77,20 +83,21 @@ class TfidfModel:
         return frozenset(found | {t for t, df in self.common.items() if df >= floor})
 
 
+def _stems(documents: Iterable[tuple[str, list[str]]], urls: list[str]) -> Iterator[list[str]]:
+    """The stems of each (url, stems) document, its URL appended to ``urls`` as it is read."""
+    for url, page_stems in documents:
+        urls.append(url)
+        yield page_stems
+
+
 def fit_model(documents: Iterable[tuple[str, list[str]]]) -> TfidfModel:
     """Fit over (url, stems) of every page (stems as :func:`analyse` gives them), read once: a
     generator keeps one page in memory at a time. When every term is in more than half of the
     pages (tiny sites), every term is kept."""
     urls: list[str] = []
-
-    def stems() -> Iterator[list[str]]:
-        for url, page_stems in documents:
-            urls.append(url)
-            yield page_stems
-
     counter = CountVectorizer(analyzer=_given)
     try:
-        counts = counter.fit_transform(stems()).tocsr()
+        counts = counter.fit_transform(_stems(documents, urls)).tocsr()
     except ValueError:  # no page has a word
         return _empty_model(urls)
     n_docs = counts.shape[0]
@@ -106,6 +113,27 @@ def fit_model(documents: Iterable[tuple[str, list[str]]]) -> TfidfModel:
     idf = np.asarray(transformer.idf_, dtype=np.float64)
     terms = vocabulary[keep].astype(object)
     return TfidfModel(urls, terms, doc_freq[keep], idf, matrix, common)
+
+
+def transform_model(documents: Iterable[tuple[str, list[str]]], fitted: TfidfModel) -> TfidfModel:
+    """The rows of (url, stems) documents under ``fitted``'s statistics, not refitted: its
+    vocabulary, document frequencies, IDF and left-out stems (a stem it does not weigh is not
+    counted). A document equal to one ``fitted`` was fitted on gets the same row."""
+    urls: list[str] = []
+    if not len(fitted.terms):
+        for _ in _stems(documents, urls):
+            pass
+        return replace(_empty_model(urls), common=fitted.common, fit_pages=fitted.fit_pages)
+    vocabulary = {str(t): i for i, t in enumerate(fitted.terms)}
+    counts = CountVectorizer(analyzer=_given, vocabulary=vocabulary).fit_transform(
+        _stems(documents, urls)
+    )
+    transformer = TfidfTransformer(sublinear_tf=True)
+    transformer.idf_ = fitted.idf
+    matrix = transformer.transform(counts.tocsr()).tocsr()
+    return TfidfModel(
+        urls, fitted.terms, fitted.doc_freq, fitted.idf, matrix, fitted.common, fitted.fit_pages
+    )
 
 
 def _empty_model(urls: Sequence[str]) -> TfidfModel:
@@ -157,8 +185,22 @@ def model_frames(model: TfidfModel) -> tuple[pl.DataFrame, pl.DataFrame]:
     return terms, rows
 
 
-def model_from_frames(terms: pl.DataFrame, rows: pl.DataFrame) -> TfidfModel:
-    """The model written by :func:`model_frames` (``terms`` ordered by term id)."""
+def statistics_from_frame(terms: pl.DataFrame, fit_pages: int) -> TfidfModel:
+    """The statistics of a stored model (its ``site_terms`` rows, ordered by term id) without
+    page rows: what :func:`transform_model` keeps; ``fit_pages``: the pages they counted."""
+    rows = pl.DataFrame(
+        schema=[
+            ("url", pl.String),
+            ("term_ids", pl.List(pl.Int32)),
+            ("weights", pl.List(pl.Float64)),
+        ]
+    )
+    return model_from_frames(terms, rows, fit_pages)
+
+
+def model_from_frames(terms: pl.DataFrame, rows: pl.DataFrame, fit_pages: int = 0) -> TfidfModel:
+    """The model written by :func:`model_frames` (``terms`` ordered by term id; ``fit_pages``:
+    the pages its statistics were counted on, 0 for ``rows``' pages)."""
     left_out = terms.filter(pl.col("idf").is_null())
     common = dict(zip(left_out["term"].to_list(), left_out["doc_freq"].to_list(), strict=True))
     terms = terms.filter(pl.col("idf").is_not_null())
@@ -175,4 +217,5 @@ def model_from_frames(terms: pl.DataFrame, rows: pl.DataFrame) -> TfidfModel:
         terms["idf"].to_numpy().astype(np.float64),
         matrix,
         {str(t): int(df) for t, df in common.items()},
+        fit_pages,
     )

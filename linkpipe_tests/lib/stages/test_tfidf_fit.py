@@ -1,0 +1,123 @@
+"""site_models keeps the TF-IDF statistics of the previous crawl while few pages changed since
+their fit, and refits when many did or when the fit's pages are gone."""
+
+import shutil
+
+import pytest
+
+from linkpipe.lib.stages.site_models import REFIT_SHARE, load_site_models, materialize_site_models
+from linkpipe.lib.storage import open_db
+from linkpipe_tests.graph import crawl_and_run
+
+EDIT = " The quokka archive keeps a zebra ledger."
+
+
+@pytest.fixture(scope="module")
+def fitted_db(tmp_path_factory, demo_site, fake_model):
+    """The demo site up to ann_index, with its site models (crawl c1)."""
+    db = tmp_path_factory.mktemp("tfidf-fit") / "linkpipe.duckdb"
+    crawl_and_run(db, "c1", demo_site.base_url + "/", fake_model, 300, until="ann_index")
+    materialize_site_models(db, "c1")
+    return db
+
+
+def _rows(db, sql, *params):
+    with open_db(db) as con:
+        return con.execute(sql, list(params)).fetchall()
+
+
+def _next_crawl(db, previous: str, crawl_id: str, edited: int) -> list[str]:
+    """A crawl ``crawl_id`` of the same pages and links as ``previous``, an hour later, with a
+    sentence added to the main text of the first ``edited`` pages; their URLs."""
+    with open_db(db) as con:
+        con.execute(
+            "INSERT INTO crawls SELECT * REPLACE (?::VARCHAR AS crawl_id, "
+            "created_at + INTERVAL 1 HOUR AS created_at) FROM crawls WHERE crawl_id = ?",
+            [crawl_id, previous],
+        )
+        for table in ("page_summaries", "link_edges"):
+            con.execute(
+                f"INSERT INTO {table} SELECT * REPLACE (?::VARCHAR AS crawl_id) FROM {table} "
+                "WHERE crawl_id = ?",
+                [crawl_id, previous],
+            )
+        urls = [
+            r[0]
+            for r in con.execute(
+                "SELECT url FROM page_summaries WHERE crawl_id = ? AND summary <> '' "
+                "ORDER BY url LIMIT ?",
+                [crawl_id, edited],
+            ).fetchall()
+        ]
+        con.execute(
+            "UPDATE page_summaries SET main_text = main_text || ? "
+            "WHERE crawl_id = ? AND url IN (SELECT unnest(?::VARCHAR[]))",
+            [EDIT, crawl_id, urls],
+        )
+    return urls
+
+
+def _pages(db, crawl_id: str) -> int:
+    return _rows(db, "SELECT n_pages FROM site_models WHERE crawl_id = ?", crawl_id)[0][0]
+
+
+def _terms(db, crawl_id: str) -> list[tuple]:
+    return _rows(
+        db, "SELECT term_id, term, doc_freq, idf FROM site_terms WHERE crawl_id = ? "
+        "ORDER BY term_id", crawl_id,
+    )  # fmt: skip
+
+
+def _page_rows(db, crawl_id: str) -> dict[str, tuple]:
+    rows = _rows(
+        db, "SELECT url, term_ids, weights FROM site_page_terms WHERE crawl_id = ?", crawl_id
+    )
+    return {url: (ids, weights) for url, ids, weights in rows}
+
+
+def test_a_refresh_with_few_edits_keeps_the_statistics_of_the_fit(fitted_db, tmp_path):
+    db = shutil.copy(fitted_db, tmp_path / "k.duckdb")
+    edited = _next_crawl(db, "c1", "c2", 2)
+    result = materialize_site_models(db, "c2")
+    assert (result.meta["fitted_in"], result.meta["fit_pages"]) == ("c1", _pages(db, "c1"))
+    assert _terms(db, "c2") == _terms(db, "c1")  # vocabulary, document frequencies, IDF
+    before, after = _page_rows(db, "c1"), _page_rows(db, "c2")
+    assert set(before) == set(after)
+    changed = {url for url in after if after[url] != before[url]}
+    assert changed == set(edited)  # every unchanged page keeps its row, to the last bit
+    # the stems the edit brought ("quokka", "zebra") are not in the kept vocabulary
+    assert not _rows(db, "SELECT term FROM site_terms WHERE crawl_id = 'c2' AND term = 'quokka'")
+    models = load_site_models(db, "c2")
+    assert models.tfidf.fit_pages == _pages(db, "c1")
+
+    # the next crawl compares with the crawl of the fit (c1), not with c2: still kept
+    _next_crawl(db, "c2", "c3", 2)
+    assert materialize_site_models(db, "c3").meta["fitted_in"] == "c1"
+
+
+def test_many_edits_or_a_pruned_fit_refit_the_statistics(fitted_db, tmp_path):
+    db = shutil.copy(fitted_db, tmp_path / "r.duckdb")
+    pages = _pages(db, "c1")
+    too_many = int(REFIT_SHARE * pages) + 1
+    _next_crawl(db, "c1", "c2", too_many)
+    result = materialize_site_models(db, "c2")
+    assert (result.meta["fitted_in"], result.meta["fit_pages"]) == ("c2", pages)
+    assert _rows(db, "SELECT term FROM site_terms WHERE crawl_id = 'c2' AND term = 'quokka'")
+    assert _terms(db, "c2") != _terms(db, "c1")
+
+    # c3 equals c2, but the pages c2 was fitted on are gone (pruned): c3 keeps c2's fit only
+    # while c2's summaries are there
+    _next_crawl(db, "c2", "c3", 0)
+    assert materialize_site_models(db, "c3").meta["fitted_in"] == "c2"
+    with open_db(db) as con:
+        con.execute("DELETE FROM page_summaries WHERE crawl_id = 'c2'")
+    assert materialize_site_models(db, "c3").meta["fitted_in"] == "c3"
+
+
+def test_an_unchanged_refresh_copies_the_models_of_its_fit(fitted_db, tmp_path):
+    db = shutil.copy(fitted_db, tmp_path / "u.duckdb")
+    _next_crawl(db, "c1", "c2", 0)
+    result = materialize_site_models(db, "c2")
+    assert result.meta["copied_from"] == "c1"  # same inputs, same statistics: nothing refitted
+    assert _page_rows(db, "c2") == _page_rows(db, "c1")
+    assert _rows(db, "SELECT fitted_in FROM site_models WHERE crawl_id = 'c2'") == [("c1",)]
