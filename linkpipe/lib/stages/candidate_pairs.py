@@ -1,7 +1,7 @@
 """candidate_pairs for one shard: semantic, lexical and mention neighbours with anchors.
 
 Incremental by content, at three levels. A shard whose inputs (every page, embedding and link
-of the site, the shard's sentences, settings, model and code: :func:`shard_digest`) equal an
+of the site, the shard's sentences, settings, model and code: :func:`shard_inputs`) equal an
 earlier crawl's shard copies that shard's rows by SQL: a refresh of an unchanged site computes
 no candidates. Otherwise every source's candidates are retrieved again; a source whose row
 digest (what retrieval found and the facts of the pages involved, see
@@ -32,7 +32,7 @@ from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.source_reuse import SourceReuse
 from linkpipe.lib.stages.ann_index import load_ann_index
-from linkpipe.lib.stages.common import StageResult, inputs_digest, preview
+from linkpipe.lib.stages.common import StageResult, figures_digest, input_figures, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached, load_crawl_vectors
 from linkpipe.lib.stages.parse_cache import ParseCache
@@ -66,6 +66,21 @@ def load_site_context(db_path: str | Path, crawl_id: str) -> SiteContext:
     return SiteContext(pages, vectors, content, nav, known, models)
 
 
+_held: list[tuple[str, SiteContext]] = []  # the last site context loaded, by its inputs' digest
+
+
+def site_context(db_path: str | Path, crawl_id: str, inputs: str) -> SiteContext:
+    """The crawl's site context (:func:`load_site_context`), kept in memory for the next shard
+    of the same process while its inputs' digest (``inputs``, see :func:`shard_inputs`) is the
+    same: a worker placing several shards of a crawl loads it, and computes each target's
+    profile and key, once. One context is held at a time."""
+    key = f"{Path(db_path).resolve()}|{crawl_id}|{inputs}"
+    if not _held or _held[0][0] != key:
+        _held.clear()  # the old one goes before the new one is loaded
+        _held.append((key, load_site_context(db_path, crawl_id)))
+    return _held[0][1]
+
+
 def _source_texts(
     con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int
 ) -> dict[str, SourceText]:
@@ -94,13 +109,13 @@ def materialize_candidate_pairs(
     Reads the crawl's site models (``site_models`` asset), embeddings, ANN index and existing
     links, the shard's own main texts, sentences and link spans, and (``reuse``) the previous
     crawl's placements of the shard by anchor key. With ``reuse``, a shard whose inputs are
-    those of an earlier crawl's shard (:func:`shard_digest`) copies that shard's rows."""
+    those of an earlier crawl's shard (:func:`shard_inputs`) copies that shard's rows."""
     with one_connection(db_path):  # reads and the SQL copy: one open of the file
-        digest = shard_digest(db_path, crawl_id, shard, model, k)
+        digest, site_digest = shard_inputs(db_path, crawl_id, shard, model, k)
         copied = copy_unchanged_shard(db_path, crawl_id, shard, digest) if reuse else None
         if copied is not None:
             return copied
-        site = load_site_context(db_path, crawl_id)
+        site = site_context(db_path, crawl_id, site_digest)
         ann = load_ann_index(db_path, crawl_id)
         with open_db(db_path) as con:
             texts = _source_texts(con, crawl_id, shard)
@@ -165,17 +180,25 @@ def stored_config_text(db_path: str | Path, crawl_id: str) -> str:
     return json.dumps(stored_config(db_path, crawl_id), sort_keys=True, default=str)
 
 
-def shard_digest(db_path: str | Path, crawl_id: str, shard: int, model: str, k: int) -> str:
-    """Digest of everything the shard's candidate rows are computed from: the site's pages,
-    embeddings, indexability and links and the shard's sentences and in-text links (sums of
-    row hashes, ``select_candidate_inputs.sql``), the crawl's settings, the model, ``k`` and
-    the code of ``linkpipe.lib`` (:func:`~linkpipe.lib.stages.common.inputs_digest`). The rows
-    are a deterministic function of these."""
+_SITE_FIGURES = ("summaries", "embeddings", "pages", "links")  # of select_candidate_inputs
+
+
+def shard_inputs(
+    db_path: str | Path, crawl_id: str, shard: int, model: str, k: int
+) -> tuple[str, str]:
+    """(the shard's digest, its site context's digest). The shard's: everything its candidate
+    rows are computed from: the site's pages, embeddings, indexability and links and the
+    shard's sentences and in-text links (sums of row hashes, ``select_candidate_inputs.sql``),
+    the crawl's settings, the model, ``k`` and the code of ``linkpipe.lib``; the rows are a
+    deterministic function of these. The site context's: the site-level figures among them
+    and the digest of the site models' inputs."""
     config = stored_config_text(db_path, crawl_id)
     with open_db(db_path) as con:
-        return inputs_digest(
-            con, crawl_id, "read/select_candidate_inputs", config, model, str(k), shard=shard
-        )
+        figures = input_figures(con, crawl_id, "read/select_candidate_inputs", shard)
+        models = fetch_dicts(con, "read/select_site_model_digest", [crawl_id])
+    site = {name: figures[name] for name in _SITE_FIGURES}
+    site_digest = figures_digest(site, models[0]["digest"] if models else "")
+    return figures_digest(figures, config, model, str(k)), site_digest
 
 
 def copy_unchanged_shard(

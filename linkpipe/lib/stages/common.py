@@ -33,6 +33,22 @@ def preview(
     return [{c: r.get(c) for c in columns} for r in rows[:limit]]
 
 
+def input_figures(
+    con: duckdb.DuckDBPyConnection, crawl_id: str, figures_sql: str, shard: int | None = None
+) -> dict[str, Any]:
+    """The figures of ``sql/<figures_sql>.sql`` for a crawl (a shard, with ``shard``):
+    order-independent sums of the hashes of the rows a stage reads."""
+    params: list[object] = [crawl_id] if shard is None else [crawl_id, shard]
+    return fetch_dicts(con, figures_sql, params)[0]
+
+
+def figures_digest(figures: Mapping[str, Any], *settings: str) -> str:
+    """Digest of input figures (see :func:`input_figures`), a stage's ``settings`` and the code
+    of ``linkpipe.lib``."""
+    parts = [json.dumps(figures, sort_keys=True, default=str), *settings, library_code_digest()]
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+
+
 def inputs_digest(
     con: duckdb.DuckDBPyConnection,
     crawl_id: str,
@@ -44,10 +60,7 @@ def inputs_digest(
     figures of ``sql/<figures_sql>.sql`` (order-independent sums of row hashes), the stage's
     ``settings`` and the code of ``linkpipe.lib``. Two crawls of one digest have the same rows
     (:func:`copy_crawl_of_same_inputs`)."""
-    params: list[object] = [crawl_id] if shard is None else [crawl_id, shard]
-    figures = fetch_dicts(con, figures_sql, params)[0]
-    parts = [json.dumps(figures, sort_keys=True, default=str), *settings, library_code_digest()]
-    return hashlib.sha1("|".join(parts).encode()).hexdigest()
+    return figures_digest(input_figures(con, crawl_id, figures_sql, shard), *settings)
 
 
 def copy_crawl_of_same_inputs(

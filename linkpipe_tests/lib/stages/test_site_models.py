@@ -117,3 +117,22 @@ def test_shards_use_the_index_settings_stored_with_the_models(demo_db) -> None:
     ) == [(cap, rerank, 32)]
     materialize_site_models(demo_db, CRAWL)
     assert load_site_models(demo_db, CRAWL).index.settings == IndexSettings()
+
+
+def test_shards_of_one_process_share_the_site_context_while_its_inputs_stay(
+    demo_db, fake_model
+) -> None:
+    materialize_site_models(demo_db, CRAWL)
+    materialize_candidate_pairs(demo_db, CRAWL, 0, fake_model, reuse=False)
+    first = stage._held[0][1]
+    assert first.models.index.settings == IndexSettings()
+    materialize_candidate_pairs(demo_db, CRAWL, 1, fake_model, reuse=False)
+    assert stage._held[0][1] is first  # loaded once, profiles computed once
+    assert len(first._profiles) > 0
+    # new site models are a new input: the next shard loads the context again
+    materialize_site_models(demo_db, CRAWL, IndexSettings(posting_cap=3, rerank=5))
+    materialize_candidate_pairs(demo_db, CRAWL, 2, fake_model, reuse=False)
+    second = stage._held[0][1]
+    assert second is not first and second.models.index.settings.posting_cap > 3
+    assert len(stage._held) == 1  # one context held at a time
+    materialize_site_models(demo_db, CRAWL)  # as the other tests expect
