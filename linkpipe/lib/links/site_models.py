@@ -14,7 +14,7 @@ fitted, or (``fitted``) those of an earlier crawl kept and only the pages' rows 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -28,6 +28,7 @@ from linkpipe.lib.text.tfidf import (
     TfidfModel,
     analyse,
     fit_model,
+    merge_rows,
     model_frames,
     model_from_frames,
     transform_model,
@@ -102,6 +103,40 @@ def build_site_models(
             yield page.url, counted
 
     tfidf = fit_model(documents()) if fitted is None else transform_model(documents(), fitted)
+    return SiteModels(tfidf, mentions, LexicalIndex(tfidf.matrix, settings))
+
+
+def update_site_models(
+    previous: SiteModels,
+    pages: list[SitePage],
+    before: Iterable[tuple[SitePage, set[str]]],
+    after: Iterable[tuple[SitePage, set[str]]],
+    known_anchors: dict[str, list[str]],
+    settings: IndexSettings | None = None,
+) -> SiteModels | None:
+    """``previous`` (a crawl's models, whose TF-IDF statistics this crawl keeps) brought to this
+    crawl's ``pages``: ``before``, the pages that changed or went as the previous crawl had them
+    (with main text and content links), are counted out of the name dictionary; ``after``, the
+    pages that changed or came (likewise), are counted in and get new rows; every other page
+    keeps its row. The same models as :func:`build_site_models` with the kept statistics; None
+    when the site's names changed (every page must then be counted again)."""
+    mentions = previous.mentions
+    names: dict[str, Sequence[tuple[str, str]]] = {
+        p.url: page_names(p, known_anchors) for p in pages
+    }
+    if MentionIndex(names, (), {}, STOP_STEMS).targets != mentions.targets:
+        return None
+    for page, linked in before:
+        mentions.uncount_page(page.url, _page_stems(_capped(page))[1], linked)
+
+    def documents() -> Iterator[tuple[str, list[str]]]:
+        for page, linked in after:
+            counted, stems = _page_stems(_capped(page))
+            mentions.count_page(page.url, stems, linked)
+            yield page.url, counted
+
+    fresh = transform_model(documents(), previous.tfidf)
+    tfidf = merge_rows(previous.tfidf, fresh, [p.url for p in pages])
     return SiteModels(tfidf, mentions, LexicalIndex(tfidf.matrix, settings))
 
 

@@ -8,15 +8,19 @@ refit or recount.
 
 A crawl keeps the TF-IDF statistics (vocabulary, document frequencies, IDF) of the previous
 crawl of its site while at most :data:`REFIT_SHARE` of its pages are new, gone or changed since
-the crawl they were fitted on (:func:`kept_fit`); only the pages' rows are computed. An
-unchanged page then keeps its row and a few edits leave every other page's weights as they
-were, so candidate shards can keep the rows of sources whose neighbourhood did not change.
+the crawl they were fitted on (:func:`kept_fit`). An unchanged page then keeps its row and a
+few edits leave every other page's weights as they were, so candidate shards can keep the rows
+of sources whose neighbourhood did not change. Such a crawl updates the previous crawl's models
+(:func:`updated_models`): only the pages whose text or content links changed, came or went are
+counted again and get new rows, unless the site's names changed (then every page is counted).
 """
 
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +33,7 @@ from linkpipe.lib.links.site_models import (
     build_site_models,
     model_tables,
     models_from_tables,
+    update_site_models,
 )
 from linkpipe.lib.stages.common import (
     StageResult,
@@ -36,7 +41,7 @@ from linkpipe.lib.stages.common import (
     inputs_digest,
     preview,
 )
-from linkpipe.lib.stages.link_graph import load_existing_links
+from linkpipe.lib.stages.link_graph import ExistingLinks, load_existing_links
 from linkpipe.lib.storage import fetch_dicts, fetch_frame, open_db, write_partition
 from linkpipe.lib.text.lexical_index import IndexSettings, sample_rows, tune_index
 from linkpipe.lib.text.tfidf import TfidfModel, statistics_from_frame
@@ -86,11 +91,21 @@ def _texts(db_path: str | Path, crawl_id: str, total: int) -> Iterator[SitePage]
 SITE_TABLES = ("site_models", "site_terms", "site_page_terms", "site_names")
 
 
-def kept_fit(db_path: str | Path, crawl_id: str) -> tuple[str, TfidfModel] | None:
-    """(the crawl they were fitted on, the statistics) of the TF-IDF statistics this crawl
-    keeps: the previous crawl's of the same start URL, while at most :data:`REFIT_SHARE` of
-    the pages differ from those of their fit (new, gone, another title, H1 or main text);
-    None when the crawl refits (no previous models, too many changes, the fit's pages pruned)."""
+@dataclass(frozen=True)
+class KeptFit:
+    """The TF-IDF statistics a crawl keeps: those of ``previous`` (the latest earlier crawl
+    with site models), fitted on ``fitted_in``."""
+
+    previous: str
+    fitted_in: str
+    statistics: TfidfModel
+
+
+def kept_fit(db_path: str | Path, crawl_id: str) -> KeptFit | None:
+    """The TF-IDF statistics this crawl keeps: the previous crawl's of the same start URL,
+    while at most :data:`REFIT_SHARE` of the pages differ from those of their fit (new, gone,
+    another title, H1 or main text); None when the crawl refits (no previous models, too many
+    changes, the fit's pages pruned)."""
     with open_db(db_path) as con:
         found = fetch_dicts(con, "read/select_tfidf_fit", [crawl_id])
         if not found or found[0]["changed"] is None:
@@ -99,7 +114,47 @@ def kept_fit(db_path: str | Path, crawl_id: str) -> tuple[str, TfidfModel] | Non
         if fit["changed"] > REFIT_SHARE * max(1, fit["pages"]):
             return None
         terms = fetch_frame(con, "read/select_site_terms", [fit["crawl_id"]])
-    return fit["fitted_in"], statistics_from_frame(terms, fit["fit_pages"])
+    statistics = statistics_from_frame(terms, fit["fit_pages"])
+    return KeptFit(fit["crawl_id"], fit["fitted_in"], statistics)
+
+
+def updated_models(
+    db_path: str | Path,
+    crawl_id: str,
+    kept: KeptFit,
+    links: ExistingLinks,
+    settings: IndexSettings | None,
+) -> SiteModels | None:
+    """The previous crawl's models brought to this crawl by the pages whose title, H1, main
+    text or content links changed, came or went (:func:`update_site_models`); None when the
+    site's names changed."""
+    previous = load_site_models(db_path, kept.previous)
+    with open_db(db_path) as con:
+        hashes = fetch_dicts(con, "read/select_page_text_hashes", [crawl_id, kept.previous])
+        changed = sorted(
+            r["url"]
+            for r in hashes
+            if r["now"] != r["before"] or r["links_now"] != r["links_before"]
+        )
+        links_before: dict[str, set[str]] = defaultdict(set)
+        for r in fetch_dicts(con, "read/select_content_links_of_sources", [kept.previous, changed]):
+            links_before[r["source_url"]].add(r["resolved_url"])
+    before = _texts_of(db_path, kept.previous, changed)
+    after = _texts_of(db_path, crawl_id, changed)
+    return update_site_models(
+        previous,
+        site_pages(db_path, crawl_id),
+        [(p, links_before.get(p.url, set())) for p in before],
+        [(p, links.content.get(p.url, set())) for p in after],
+        links.anchors,
+        settings,
+    )
+
+
+def _texts_of(db_path: str | Path, crawl_id: str, urls: list[str]) -> list[SitePage]:
+    """The given summarised pages of the crawl with their main text, in URL order."""
+    with open_db(db_path) as con:
+        return list(_pages(fetch_frame(con, "read/select_site_texts_of_urls", [crawl_id, urls])))
 
 
 def site_model_digest(
@@ -127,10 +182,11 @@ def materialize_site_models(
     search on a sample (widening the index while it is below ``RECALL_TARGET``); write the
     four ``site_*`` tables. ``settings``: the index to start from (default
     :class:`IndexSettings`). With ``reuse``, a crawl whose inputs are those of an earlier crawl
-    (:func:`site_model_digest`) copies its models."""
+    (:func:`site_model_digest`) copies its models, and one that keeps the statistics updates
+    the previous crawl's models (the same models as a build from every page)."""
     started = time.perf_counter()
     kept = kept_fit(db_path, crawl_id)
-    fitted_in = kept[0] if kept else crawl_id
+    fitted_in = kept.fitted_in if kept else crawl_id
     digest = site_model_digest(db_path, crawl_id, settings or IndexSettings(), fitted_in)
     if reuse:
         with open_db(db_path) as con:
@@ -140,12 +196,7 @@ def materialize_site_models(
         if copied is not None:
             copied.meta["fitted_in"] = fitted_in
             return copied
-    pages = site_pages(db_path, crawl_id)
-    with open_db(db_path) as con:
-        links = load_existing_links(con, crawl_id)
-    texts = _texts(db_path, crawl_id, len(pages))
-    fitted = kept[1] if kept else None
-    models = build_site_models(pages, texts, links.content, links.anchors, settings, fitted)
+    models, updated_from = _models(db_path, crawl_id, kept, settings, update=reuse)
     sample = sample_rows(len(models.tfidf.urls), RECALL_QUERIES)
     models.index, recall = tune_index(models.index, sample, RECALL_K, RECALL_TARGET)
     tables: dict[str, pl.DataFrame] = model_tables(models)
@@ -157,10 +208,32 @@ def materialize_site_models(
             crawl_id,
             {**tables, "site_models": [summary], "site_model_inputs": [{"digest": digest}]},
         )
-    progress.report("site models", len(pages), len(pages))
+    progress.report("site models", summary["n_pages"], summary["n_pages"])
     names = tables["site_names"].sort("mentioned_by", descending=True)
     shown = preview(names, ["phrase", "target_url", "mentioned_by", "linked_by"])
-    return StageResult(written, shown, summary | {"copied_from": ""})
+    return StageResult(written, shown, summary | {"copied_from": "", "updated_from": updated_from})
+
+
+def _models(
+    db_path: str | Path,
+    crawl_id: str,
+    kept: KeptFit | None,
+    settings: IndexSettings | None,
+    update: bool,
+) -> tuple[SiteModels, str]:
+    """The crawl's models: with ``update``, the previous crawl's updated by the pages that
+    changed when the statistics are kept (:func:`updated_models`), else built from every page
+    (with the kept statistics, if any); and the crawl updated ("" when built)."""
+    with open_db(db_path) as con:
+        links = load_existing_links(con, crawl_id)
+    if kept is not None and update:
+        updated = updated_models(db_path, crawl_id, kept, links, settings)
+        if updated is not None:
+            return updated, kept.previous
+    pages = site_pages(db_path, crawl_id)
+    texts = _texts(db_path, crawl_id, len(pages))
+    fitted = kept.statistics if kept else None
+    return build_site_models(pages, texts, links.content, links.anchors, settings, fitted), ""
 
 
 def _summary(

@@ -99,6 +99,16 @@ class MentionIndex:
             for target in named.keys() & linked:
                 self.linked_by[(key, target)] += 1
 
+    def uncount_page(self, url: str, stems: Sequence[str], linked: set[str]) -> None:
+        """Take back what :meth:`count_page` counted for one page (a page that changed or went:
+        its previous version's stems and links)."""
+        for key in self.keys_in(stems):
+            self.mentioned_by[key] -= 1
+            named = self.targets[key]
+            self.self_mentions.discard((key, url))
+            for target in named.keys() & linked:
+                self.linked_by[(key, target)] -= 1
+
     @classmethod
     def from_frame(cls, frame: pl.DataFrame, config: MentionConfig | None = None) -> MentionIndex:
         """The index stored by :meth:`frame` (``site_names`` rows), without recounting."""

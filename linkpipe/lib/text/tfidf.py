@@ -136,6 +136,19 @@ def transform_model(documents: Iterable[tuple[str, list[str]]], fitted: TfidfMod
     )
 
 
+def merge_rows(kept: TfidfModel, fresh: TfidfModel, urls: Sequence[str]) -> TfidfModel:
+    """The model of ``urls`` (in that order) under ``kept``'s statistics: ``fresh``'s row of a
+    URL it has (see :func:`transform_model` with ``kept``), else ``kept``'s."""
+    stacked = sparse.vstack([kept.matrix, fresh.matrix], format="csr")
+    offset = len(kept.urls)
+    rows = [offset + fresh.row_of[u] if u in fresh.row_of else kept.row_of[u] for u in urls]
+    matrix = stacked[rows].tocsr() if rows else sparse.csr_matrix((0, len(kept.terms)))
+    matrix.sort_indices()
+    return TfidfModel(
+        list(urls), kept.terms, kept.doc_freq, kept.idf, matrix, kept.common, kept.fit_pages
+    )
+
+
 def _empty_model(urls: Sequence[str]) -> TfidfModel:
     empty = sparse.csr_matrix((len(urls), 0), dtype=np.float64)
     return TfidfModel(

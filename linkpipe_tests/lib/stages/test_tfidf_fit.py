@@ -9,7 +9,7 @@ from linkpipe.lib.stages.site_models import REFIT_SHARE, load_site_models, mater
 from linkpipe.lib.storage import open_db
 from linkpipe_tests.graph import crawl_and_run
 
-EDIT = " The quokka archive keeps a zebra ledger."
+EDIT = " The quokka archive keeps a zebra ledger and its XML Sitemap."
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +68,20 @@ def _terms(db, crawl_id: str) -> list[tuple]:
     )  # fmt: skip
 
 
+def _models(db, crawl_id: str) -> dict[str, list[tuple]]:
+    """Every row of the four site_* tables but the time the build took."""
+    tables = {
+        "site_models": "* EXCLUDE (crawl_id, build_seconds)",
+        "site_terms": "* EXCLUDE (crawl_id)",
+        "site_page_terms": "* EXCLUDE (crawl_id)",
+        "site_names": "* EXCLUDE (crawl_id)",
+    }
+    return {
+        t: _rows(db, f"SELECT {columns} FROM {t} WHERE crawl_id = ? ORDER BY ALL", crawl_id)
+        for t, columns in tables.items()
+    }
+
+
 def _page_rows(db, crawl_id: str) -> dict[str, tuple]:
     rows = _rows(
         db, "SELECT url, term_ids, weights FROM site_page_terms WHERE crawl_id = ?", crawl_id
@@ -78,8 +92,29 @@ def _page_rows(db, crawl_id: str) -> dict[str, tuple]:
 def test_a_refresh_with_few_edits_keeps_the_statistics_of_the_fit(fitted_db, tmp_path):
     db = shutil.copy(fitted_db, tmp_path / "k.duckdb")
     edited = _next_crawl(db, "c1", "c2", 2)
+    with open_db(db) as con:  # and a page stops linking one it linked in its content
+        source, target = con.execute(
+            "SELECT source_url, resolved_url FROM link_edges WHERE crawl_id = 'c2' "
+            "AND position = 'content' AND source_url NOT IN (SELECT unnest(?::VARCHAR[])) "
+            "ORDER BY ALL LIMIT 1",
+            [edited],
+        ).fetchone()
+        con.execute(
+            "DELETE FROM link_edges WHERE crawl_id = 'c2' AND source_url = ? AND resolved_url = ?",
+            [source, target],
+        )
     result = materialize_site_models(db, "c2")
     assert (result.meta["fitted_in"], result.meta["fit_pages"]) == ("c1", _pages(db, "c1"))
+    # c1's models updated by the three pages that changed: the models of a build from scratch
+    assert result.meta["updated_from"] == "c1"
+    updated = _models(db, "c2")
+    rebuilt = materialize_site_models(db, "c2", reuse=False)
+    assert rebuilt.meta["updated_from"] == "" and _models(db, "c2") == updated
+    # the edits mention "XML Sitemap": the glossary page's name is counted on more pages
+    mentioned = (
+        "SELECT mentioned_by FROM site_names WHERE crawl_id = ? AND name_key = 'xml sitemap'"
+    )
+    assert _rows(db, mentioned, "c2")[0][0] > _rows(db, mentioned, "c1")[0][0]
     assert _terms(db, "c2") == _terms(db, "c1")  # vocabulary, document frequencies, IDF
     before, after = _page_rows(db, "c1"), _page_rows(db, "c2")
     assert set(before) == set(after)
@@ -121,3 +156,17 @@ def test_an_unchanged_refresh_copies_the_models_of_its_fit(fitted_db, tmp_path):
     assert result.meta["copied_from"] == "c1"  # same inputs, same statistics: nothing refitted
     assert _page_rows(db, "c2") == _page_rows(db, "c1")
     assert _rows(db, "SELECT fitted_in FROM site_models WHERE crawl_id = 'c2'") == [("c1",)]
+
+
+def test_a_refresh_whose_names_changed_counts_every_page_again(fitted_db, tmp_path):
+    db = shutil.copy(fitted_db, tmp_path / "n.duckdb")
+    _next_crawl(db, "c1", "c2", 0)
+    with open_db(db) as con:  # a page is renamed: every page may mention its new name
+        con.execute(
+            "UPDATE page_summaries SET title = 'Quokka ledger guide' WHERE crawl_id = 'c2' "
+            "AND url = (SELECT min(url) FROM page_summaries WHERE crawl_id = 'c2')"
+        )
+    result = materialize_site_models(db, "c2")
+    assert result.meta["fitted_in"] == "c1" and result.meta["updated_from"] == ""
+    assert _rows(db, "SELECT count(*) FROM site_names WHERE crawl_id = 'c2' AND "
+                 "name_key = 'quokka ledger guid'") == [(1,)]  # fmt: skip

@@ -7,9 +7,12 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from linkpipe.lib.text.tfidf import (
     analyse,
     fit_model,
+    merge_rows,
     model_frames,
     model_from_frames,
     pair_cosines,
+    statistics_from_frame,
+    transform_model,
 )
 from linkpipe_tests.lib.text.corpus import zipf_corpus
 
@@ -94,3 +97,28 @@ def test_stems_of_more_than_half_the_pages_keep_their_document_frequency() -> No
     assert again.common == {"layer": 3} and list(again.terms) == list(model.terms)
     assert again.matrix.shape == model.matrix.shape
     assert again.stems_in_share(0.5) == model.stems_in_share(0.5)
+
+
+def test_kept_statistics_give_the_fit_s_rows_and_ignore_new_stems() -> None:
+    model = _fit(PAGES)
+    terms, _ = model_frames(model)
+    statistics = statistics_from_frame(terms, len(PAGES))
+    assert statistics.matrix.shape == (0, len(model.terms)) and statistics.fit_pages == 4
+    again = transform_model(((u, analyse(t)) for u, t in PAGES.items()), statistics)
+    assert (again.matrix != model.matrix).nnz == 0  # the very same rows, to the last bit
+    assert list(again.terms) == list(model.terms) and again.common == model.common
+    # a new page: its stems the fit never saw weigh nothing; the known ones keep their IDF
+    new = transform_model([("/e", analyse("Quokka masks and quokka paths"))], statistics)
+    row = new.top_terms(0)
+    assert set(row) == {"mask", "path"}
+    assert row["path"] == 1.0 and row["mask"] == pytest.approx(
+        (np.log(5 / 3) + 1) / (np.log(5 / 2) + 1)
+    )
+    # the ubiquitous-stem rule counts the pages of the fit, not those of the new model
+    assert new.stems_in_share(0.5) == model.stems_in_share(0.5) == {"layer", "mask"}
+    # rows merged by URL: the fresh row where there is one, else the kept one
+    merged = merge_rows(model, new, ["/a", "/e", "/c"])
+    assert merged.urls == ["/a", "/e", "/c"]
+    assert (merged.matrix[0] != model.matrix[model.row_of["/a"]]).nnz == 0
+    assert (merged.matrix[1] != new.matrix[0]).nnz == 0
+    assert (merged.matrix[2] != model.matrix[model.row_of["/c"]]).nnz == 0
