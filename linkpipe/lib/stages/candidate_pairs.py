@@ -120,11 +120,11 @@ def materialize_candidate_pairs(
         with open_db(db_path) as con:
             texts = _source_texts(con, crawl_id, shard)
             previous = _previous_rows(con, crawl_id, shard) if reuse else _NO_PREVIOUS
-            pages = _page_digests(con, crawl_id)
+            pages, terms = _page_digests(con, crawl_id)
     encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
     known = AnchorReuse(model, encode is not None, previous.placements)
-    site_facts = f"{pages.pop(_SITE, '')}|{site.ubiquitous_digest}"
-    settings = f"{model}|{known.semantic}|{k}|{stored_config_text(db_path, crawl_id)}|{site_facts}"
+    config = stored_config_text(db_path, crawl_id)
+    settings = f"{model}|{known.semantic}|{k}|{config}|{terms}|{site.ubiquitous_digest}"
     sources = SourceReuse(settings, pages, previous.digests)
     parses = ParseCache(db_path)
     rows = shard_candidates(site, ann, texts, shard, encode, k, known, parses, sources)
@@ -145,16 +145,11 @@ def materialize_candidate_pairs(
     )
 
 
-_SITE = ""  # the key of the site-wide facts among the page digests (no page has an empty URL)
-
-
-def _page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, str]:
-    """The digest of each page's stored facts, and (key ``_SITE``) of the TF-IDF statistics."""
-    pages = {
-        r["url"]: r["digest"] for r in fetch_dicts(con, "read/select_page_fact_digests", [crawl_id])
-    }
-    pages[_SITE] = fetch_dicts(con, "read/select_site_terms_digest", [crawl_id])[0]["digest"]
-    return pages
+def _page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> tuple[dict[str, str], str]:
+    """The digest of each page's stored facts, and that of the site's TF-IDF statistics."""
+    rows = fetch_dicts(con, "read/select_page_fact_digests", [crawl_id])
+    terms = fetch_dicts(con, "read/select_site_terms_digest", [crawl_id])[0]["digest"]
+    return {r["url"]: r["digest"] for r in rows}, terms
 
 
 def _shard_tables(
