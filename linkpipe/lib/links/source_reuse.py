@@ -6,18 +6,22 @@ mentions (with their link counts) and the linked targets found beside them. A so
 ``candidate_pairs`` rows are a function of that result and of the pages it involves:
 
 * the source's main text, sentences and existing-link spans;
-* for the source and every page found, its stored facts (``select_page_fact_digests.sql``):
-  names, TF-IDF row, embedding, the name-dictionary rows naming it (known anchors, link
-  counts), every link from or to it (co-citation, shared neighbours, already linked);
-* the site's TF-IDF statistics and ubiquitous words, the code of ``linkpipe.lib``, the model,
-  the anchor mode and the stage's settings.
+* for the source and every page found, its stored facts (``select_page_fact_digests.sql``:
+  names, TF-IDF row, embedding, every link from it);
+* for every page found, its target profile with its vector and the site's ubiquitous words
+  (its target key, see :mod:`anchor_reuse`: titles, headings, known anchors, top terms,
+  one-word names linked often enough), the pair's co-citation and shared neighbours, and the
+  mention of it that retrieval found (name, link probability, counts);
+* the site's TF-IDF statistics, the code of ``linkpipe.lib``, the model, the anchor mode and
+  the stage's settings.
 
-Their digest is the source's *row digest* (``candidate_sources``). A source whose row digest
-equals the one the previous crawl stored copies that crawl's rows; every other source is
-computed (its anchors still reused pair by pair, see :mod:`anchor_reuse`). A page's facts
-change when it is edited, linked or unlinked, so an edit reaches the sources that find the
-edited page, link it or are linked by it, and those whose retrieval it changed; with TF-IDF
-statistics kept between crawls (``site_models``) the other sources' rows are copied.
+Their digest is the source's *row digest* (``candidate_sources``). It holds the values a row
+reads rather than everything they come from: a link added elsewhere changes a pair's
+co-citation only when the linking page links both, and a name counted on one more page
+changes only the rows that mention it. A source whose row digest equals the one the previous
+crawl stored copies that crawl's rows; every other source is computed (its anchors still
+reused pair by pair, see :mod:`anchor_reuse`). With TF-IDF statistics kept between crawls
+(``site_models``) an unchanged page keeps its TF-IDF row.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from collections.abc import Mapping
 from linkpipe.lib.hashing import library_code_digest
 from linkpipe.lib.links import anchor_reuse
 from linkpipe.lib.links.anchors import SourceText
+from linkpipe.lib.links.candidates import graph_signals
 from linkpipe.lib.links.retrieval import Retrieved
+from linkpipe.lib.links.site_context import SiteContext
 
 
 class SourceReuse:
@@ -46,30 +52,37 @@ class SourceReuse:
         self.digests: dict[str, str] = {}
         self.kept: list[str] = []  # sources whose previous rows are this crawl's
 
-    def split(self, found: list[Retrieved], texts: Mapping[str, SourceText]) -> list[Retrieved]:
+    def split(
+        self, site: SiteContext, found: list[Retrieved], texts: Mapping[str, SourceText]
+    ) -> list[Retrieved]:
         """The retrieved sources whose rows must be computed; the others (row digest
         unchanged) are added to :attr:`kept`."""
         todo = []
         for item in found:
-            self.digest(item, texts.get(item.source))
+            self.digest(site, item, texts.get(item.source))
             if self.unchanged(item.source):
                 self.kept.append(item.source)
             else:
                 todo.append(item)
         return todo
 
-    def digest(self, item: Retrieved, src: SourceText | None) -> str:
+    def digest(self, site: SiteContext, item: Retrieved, src: SourceText | None) -> str:
         """The row digest of a retrieved source (remembered in :attr:`digests`)."""
         h = hashlib.sha1(self.salt.encode())
         h.update(anchor_reuse.source_key(src).encode() if src is not None else b"no text")
-        found = (
-            list(item.neighbours.items()),
-            sorted(item.named.items()),
-            list(item.linked.items()),
+        h.update(
+            f"|{item.source}={self.pages.get(item.source, '')}".encode("utf-8", "surrogatepass")
         )
-        h.update(repr(found).encode("utf-8", "surrogatepass"))
-        for url in (item.source, *item.neighbours, *item.linked):
-            h.update(f"|{url}={self.pages.get(url, '')}".encode("utf-8", "surrogatepass"))
+        for target, found in (*item.neighbours.items(), *item.linked.items()):
+            facts = (
+                target,
+                found,
+                self.pages.get(target, ""),
+                site.target_key(target, False),
+                graph_signals(site, item.source, target),
+                item.named.get(target),
+            )
+            h.update(repr(facts).encode("utf-8", "surrogatepass"))
         self.digests[item.source] = h.hexdigest()[:32]
         return self.digests[item.source]
 

@@ -279,7 +279,7 @@ def shard_candidates(
     rows: list[CandidatePair] = []
     for i in range(0, len(sources), SOURCE_BATCH):
         found = retrieve(site, sources[i : i + SOURCE_BATCH], texts, ann, limits)
-        found = kept.split(found, texts) if kept is not None else found
+        found = kept.split(site, found, texts) if kept is not None else found
         keys = {f.source: pair_keys(site, reuse, f, texts[f.source]) for f in found}
         new = [
             f.source
