@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
-import threading
 import traceback
-from collections.abc import Callable
-from types import FrameType
-from typing import Any
+
+from linkpipe.lib import stopping
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,20 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.debug:  # Dagster's console log shows each failed step with its traceback
         os.environ.setdefault("LINKPIPE_DAGSTER_LOG_LEVEL", "ERROR")
-    previous = _stop_on_sigterm()
+    undo = stopping.watch()  # SIGTERM stops as Ctrl-C does; no stop request is lost
     try:
         return _run(args)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _stop_on_sigterm() -> signal.Handlers | Callable[[int, FrameType | None], Any] | int | None:
-    """Make SIGTERM (`kill PID`) stop a run as Ctrl-C does; the handler it replaces (None
-    outside the main thread, where signals cannot be handled)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _interrupt)
+        undo()
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -86,11 +74,6 @@ def _run(args: argparse.Namespace) -> int:
         hint = "" if args.debug else " (run with --debug for the traceback)"
         return _report_error(f"{type(exc).__name__}: {first_line}{hint}", args.debug)
     return 0
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM handler: stop the run as Ctrl-C does (workers end, the run is recorded)."""
-    raise KeyboardInterrupt
 
 
 def _report_error(message: str, debug: bool) -> int:

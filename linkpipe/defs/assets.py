@@ -20,6 +20,7 @@ from linkpipe.defs.partitions import (
     page_partitions,
 )
 from linkpipe.defs.resources import LinkpipeSettings, duckdb_connection
+from linkpipe.lib import stopping
 from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.retention import publish_copy
 from linkpipe.lib.run_status import finish_run_in
@@ -220,7 +221,9 @@ def published_snapshot(
     """A read-only copy of the database for analysts, replaced atomically after each run.
 
     Its upstream graph has materialized, so the crawl is marked complete first: from now on it
-    is the latest crawl of every view, in the database and in the copy."""
+    is the latest crawl of every view, in the database and in the copy. A run asked to stop
+    is never published."""
+    stopping.raise_if_requested()
     finish_run_in(settings.db_path, context.partition_key, "complete")
     path = publish_copy(settings.db_path, settings.keep_crawls, context.partition_key)
     return dg.MaterializeResult(metadata={"path": str(path), "bytes": path.stat().st_size})

@@ -22,6 +22,7 @@ from linkpipe.defs.partitions import CRAWLS
 from linkpipe.defs.recovery import OWNER_TAG, release_dead_runs
 from linkpipe.defs.resources import LinkpipeSettings, resources_for
 from linkpipe.defs.shard_pool import ShardPool, default_workers
+from linkpipe.lib import stopping
 from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.retention import DEFAULT_KEEP_CRAWLS
 from linkpipe.lib.run_status import (
@@ -84,6 +85,7 @@ def _materialize(
         run_config={"loggers": {"console": {"config": {"log_level": LOG_LEVEL}}}},
         tags={OWNER_TAG: process_owner()},
     )
+    stopping.raise_if_requested()  # a stop Dagster swallowed, or one that failed a step
     if not result.success:
         if failed_check := failed_check_message(result.all_events):
             raise RunFailed(failed_check)
@@ -149,6 +151,7 @@ def run_graph(
     try:
         with ShardPool(materialize_shard, workers or 0) as pool:
             for label, assets, by_shard in steps:
+                stopping.raise_if_requested()
                 set_step(db_path, crawl_id, label)
                 if on_step:
                     on_step(label)

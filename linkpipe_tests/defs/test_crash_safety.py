@@ -140,6 +140,24 @@ def test_killed_and_stopped_runs_leave_a_database_the_next_run_completes(
     _assert_instance_clean(db)
 
 
+@pytest.mark.slow
+def test_a_run_stopped_at_any_step_stops_and_is_never_published(tmp_path, demo_site, fake_model):
+    """SIGTERM a moment into each step: while Dagster sets a run up or records its events it
+    handles the signal by setting a flag it then clears, so without linkpipe's own record of
+    the request such a run went on to publish its crawl (exit 0)."""
+    db = tmp_path / "site.duckdb"
+    url = demo_site.base_url + "/"
+    _complete_run(db, url, "base", fake_model)
+    for i, step in enumerate(STEPS):
+        proc = _start(db, url, f"stopped{i}", fake_model)
+        seconds = _signal_at(proc, step, signal.SIGTERM, after_s=0.05)
+        assert proc.returncode == 130 and seconds < 15, (step, proc.returncode)
+        _wait_session_ends(proc.pid)
+        assert _latest(db) == "base"
+        assert _runs(db)[f"stopped{i}"] == ("interrupted", step, "stopped (KeyboardInterrupt)")
+    _assert_instance_clean(db)
+
+
 def test_a_failed_step_is_recorded_and_never_shown_as_empty_data(tmp_path, demo_site, fake_model):
     from linkpipe.defs.runner import RunFailed, run_graph
     from linkpipe.lib.stages.crawl_export import register_crawl

@@ -68,7 +68,7 @@ def run_crawl(config: CrawlConfig, out_dir: Path, progress: Progress | None = No
     )
     try:
         returncode, tail = _follow(proc, config, progress)
-    except KeyboardInterrupt:
+    except BaseException:  # Ctrl-C, SIGTERM, or the error a framework raises for them
         proc.send_signal(signal.SIGINT)  # lets Scrapy save its JOBDIR state
         proc.wait(timeout=30)
         raise

@@ -1,0 +1,67 @@
+"""Stop requests (Ctrl-C, SIGTERM) that no library in the process can swallow.
+
+While Dagster executes a run in this process it replaces the SIGINT and SIGTERM handlers with
+one that only sets a flag; the flag is checked inside an asset's code and cleared when the run
+ends, so a signal that arrives while Dagster records events or sets a run up is lost and the
+pipeline goes on. Python's C-level handler also writes each signal's number to the wakeup file
+descriptor, whichever Python handler is installed: a thread reading it remembers every stop
+request, and the pipeline checks :func:`raise_if_requested` between its steps and before it
+publishes a crawl.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import threading
+from collections.abc import Callable
+from types import FrameType
+
+STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+_requested = threading.Event()
+
+
+def watch() -> Callable[[], None]:
+    """Make SIGTERM (``kill PID``) stop as Ctrl-C does and remember every stop request (call
+    from the main thread); return the function that undoes both. Outside the main thread,
+    where signals cannot be handled, nothing is changed."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    previous_term = signal.signal(signal.SIGTERM, _interrupt)
+    threading.Thread(target=_read, args=(reader,), name="linkpipe-stop", daemon=True).start()
+
+    def undo() -> None:
+        signal.set_wakeup_fd(previous_fd)
+        if previous_term is not None:
+            signal.signal(signal.SIGTERM, previous_term)
+        writer.close()  # the reading thread sees the end and closes its side
+        _requested.clear()
+
+    return undo
+
+
+def requested() -> bool:
+    """Whether Ctrl-C or SIGTERM came since :func:`watch`."""
+    return _requested.is_set()
+
+
+def raise_if_requested() -> None:
+    """Raise KeyboardInterrupt when a stop was requested (whoever handled the signal)."""
+    if _requested.is_set():
+        raise KeyboardInterrupt
+
+
+def _read(reader: socket.socket) -> None:
+    """Remember a stop request for each SIGINT or SIGTERM number written to the wakeup fd."""
+    with reader:
+        while data := reader.recv(64):
+            if STOP_SIGNALS.intersection(data):
+                _requested.set()
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM handler: stop as Ctrl-C does."""
+    raise KeyboardInterrupt

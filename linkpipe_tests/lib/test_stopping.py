@@ -1,0 +1,66 @@
+"""Stop requests are remembered whichever handler the process has when the signal comes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from linkpipe.lib import stopping
+
+
+def _wait_requested(within_s: float = 2.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while not stopping.requested() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return stopping.requested()
+
+
+def test_sigterm_stops_as_ctrl_c_does_and_undo_restores_the_handler():
+    before = signal.getsignal(signal.SIGTERM)
+    undo = stopping.watch()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1.0)  # the handler runs at the next bytecode
+        assert _wait_requested()
+        with pytest.raises(KeyboardInterrupt):
+            stopping.raise_if_requested()
+    finally:
+        undo()
+    assert signal.getsignal(signal.SIGTERM) == before
+    assert not stopping.requested()
+    stopping.raise_if_requested()  # nothing to raise once undone
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_swallowed_by_another_handler_is_still_remembered(sig):
+    """Dagster, while it runs a job in the process, handles both signals by setting a flag it
+    later clears; the request must survive that."""
+    undo = stopping.watch()
+    swallowed: list[int] = []
+    previous = signal.signal(sig, lambda signum, frame: swallowed.append(signum))
+    try:
+        assert not stopping.requested()
+        os.kill(os.getpid(), sig)
+        assert _wait_requested()
+        assert swallowed == [sig]
+        with pytest.raises(KeyboardInterrupt):
+            stopping.raise_if_requested()
+    finally:
+        signal.signal(sig, previous)
+        undo()
+
+
+def test_other_signals_are_not_stop_requests():
+    undo = stopping.watch()
+    previous = signal.signal(signal.SIGUSR1, lambda signum, frame: None)
+    try:
+        os.kill(os.getpid(), signal.SIGUSR1)
+        time.sleep(0.3)
+        assert not stopping.requested()
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+        undo()
