@@ -34,7 +34,7 @@ _FRESH_VIEW = "_linkpipe_fresh"
 # status; `linkpipe whatif`)
 ALWAYS_AGAIN = frozenset({"crawls", "crawl_runs", "whatif_pages"})
 # caches of vectors and parses, not data to analyse; the schema marker (the new copy has it)
-_NOT_PUBLISHED = frozenset({"embedding_cache", "parse_cache", "linkpipe_schema"})
+_NOT_PUBLISHED = frozenset({"embedding_cache", "parse_cache", "crawl_parses", "linkpipe_schema"})
 
 
 def crawls_beyond(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:

@@ -31,6 +31,7 @@ CRAWL_TABLES = frozenset(
     {
         "crawl_pages",
         "crawl_links",
+        "crawl_parses",
         "indexable_pages",
         "indexability_thresholds",
         "link_edges",

@@ -58,6 +58,15 @@ CREATE TABLE IF NOT EXISTS crawl_links (
     internal BOOLEAN
 );
 
+-- The crawler's parse of each HTML page (lib/crawl/stored_parse.py: metadata, hrefs and the
+-- links as found, zlib-compressed JSON with the key of the code and settings that made it): a
+-- page that answers 304 on the next crawl takes it instead of being parsed again. Not published.
+CREATE TABLE IF NOT EXISTS crawl_parses (
+    crawl_id VARCHAR NOT NULL,
+    url VARCHAR NOT NULL,
+    parse_z BLOB NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS indexable_pages (
     crawl_id VARCHAR NOT NULL,
     url VARCHAR NOT NULL,

@@ -16,6 +16,7 @@ LINKS_FILE = "links.jsonl"
 STATS_FILE = "stats.json"
 CONFIG_FILE = "crawl_config.json"
 PREVIOUS_FILE = "previous.jsonl"
+PARSES_FILE = "parses.jsonl"
 
 
 class PreviousPage(TypedDict, total=False):
@@ -27,6 +28,9 @@ class PreviousPage(TypedDict, total=False):
     content_hash: str
     html: str  # or, as stored, html_z
     html_z: bytes
+    parse_z: bytes  # the crawler's stored parse (lib/crawl/stored_parse.py), if any
+    html_at: list[int]  # in the previous crawl's file: [offset, bytes] of the HTML
+    parse_at: list[int]  # and of the stored parse
     content_type: str
     charset: str
     byte_size: int
@@ -103,6 +107,15 @@ class CrawlResult:
         with self.pages_path.open(encoding="utf-8") as handle:
             for line in handle:
                 yield PageRecord(**json.loads(line))
+
+    def iter_parses(self) -> Iterator[dict[str, str]]:
+        """``{"url", "parse_z"?}`` of every HTML page the crawl parsed or took the previous
+        crawl's parse for (``parse_z`` base64, absent then)."""
+        path = self.out_dir / PARSES_FILE
+        if path.exists():
+            with path.open(encoding="utf-8") as handle:
+                for line in handle:
+                    yield json.loads(line)
 
     def iter_links(self) -> Iterator[LinkRecord]:
         """Every LinkRecord of the crawl, grouped by source page."""

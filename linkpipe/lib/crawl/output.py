@@ -1,16 +1,18 @@
-"""The worker's files: pages.jsonl, raw links (reclassified into links.jsonl at the end), and the
-previous crawl's pages for conditional requests (:func:`write_previous` writes that file,
-:class:`PreviousCrawl` reads it lazily)."""
+"""The worker's files: pages.jsonl, raw links (reclassified into links.jsonl at the end), each
+page's stored parse (parses.jsonl), and the previous crawl's pages for conditional requests
+(:func:`write_previous` writes that file, :class:`PreviousCrawl` reads it lazily)."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any, cast
 
-from linkpipe.lib.crawl.config import PAGES_FILE, PreviousPage
+from linkpipe.lib.crawl.config import PAGES_FILE, PARSES_FILE, PreviousPage
+from linkpipe.lib.crawl.stored_parse import link_line
 from linkpipe.lib.html.stored import compress_html, decompress_html
 from linkpipe.lib.records import LinkRecord, PageRecord
 from linkpipe.lib.urls import normalize_url
@@ -35,6 +37,7 @@ class CrawlOutput:
         self.out_dir = out_dir
         self._pages: IO[str] = (out_dir / PAGES_FILE).open(mode, encoding="utf-8")
         self._links: IO[str] = (out_dir / RAW_LINKS_FILE).open(mode, encoding="utf-8")
+        self._parses: IO[str] = (out_dir / PARSES_FILE).open(mode, encoding="utf-8")
         self.counts, self.status, self.errors = tallies or (Counter(), Counter(), Counter())
 
     @property
@@ -57,13 +60,26 @@ class CrawlOutput:
 
     def links(self, links: list[LinkRecord]) -> None:
         """Write one page's links (consecutive lines, as template detection expects)."""
-        if links:
-            self._links.write("".join(_dumps(dict(link.__dict__)) for link in links))
-            self.counts["links"] += len(links)
+        self.links_text("".join(link_line(link) for link in links), len(links))
+
+    def links_text(self, text: str, count: int) -> None:
+        """Write one page's ``count`` links, already as lines of the links file."""
+        if text:
+            self._links.write(text)
+            self.counts["links"] += count
+
+    def parse(self, url: str, blob: bytes | None) -> None:
+        """Record the stored parse of the page at ``url``: ``blob``, or None when the page
+        took the previous crawl's (a 304)."""
+        row: dict[str, Any] = {"url": url}
+        if blob is not None:
+            row["parse_z"] = base64.b64encode(blob).decode("ascii")
+        self._parses.write(_dumps(row))
 
     def close(self) -> None:
         self._pages.close()
         self._links.close()
+        self._parses.close()
 
 
 class PreviousCrawl:
@@ -106,17 +122,29 @@ class PreviousCrawl:
         return headers
 
     def row(self, url: str) -> PreviousPage | None:
-        """The previous crawl's page at ``url`` (with its HTML), read from disk."""
+        """The previous crawl's page at ``url`` (where its HTML and parse lie, not them),
+        read from disk."""
         page = self._line(url)
-        if page is None:
-            return None
-        page["html"] = decompress_html(self._blob(page.pop("html_at")))
-        return cast(PreviousPage, page)
+        return cast(PreviousPage, page) if page is not None else None
+
+    def html(self, page: PreviousPage) -> str:
+        """The HTML of a page :meth:`row` returned."""
+        return decompress_html(self._blob(page["html_at"]))
+
+    def parse_z(self, page: PreviousPage) -> bytes:
+        """The stored parse of a page :meth:`row` returned (empty when it has none)."""
+        at = page.get("parse_at")
+        return self._blob(at) if at else b""
 
     def html_z(self, url: str) -> bytes | None:
         """The previous crawl's stored (compressed) HTML of ``url``."""
         page = self._line(url)
         return self._blob(page["html_at"]) if page is not None else None
+
+    def stored_parse(self, url: str) -> bytes | None:
+        """The previous crawl's stored parse of ``url`` (None when it has none)."""
+        page = self._line(url)
+        return (self.parse_z(cast(PreviousPage, page)) or None) if page is not None else None
 
     def _line(self, url: str) -> dict[str, Any] | None:
         entry = self.index.get(url)
@@ -127,7 +155,7 @@ class PreviousCrawl:
             line: dict[str, Any] = json.loads(handle.readline())
         return line
 
-    def _blob(self, at: list[int]) -> bytes:
+    def _blob(self, at: list[int] | tuple[int, int]) -> bytes:
         assert self.path is not None
         with _html_path(self.path).open("rb") as handle:
             handle.seek(at[0])
@@ -140,17 +168,22 @@ def _html_path(path: Path) -> Path:
 
 def write_previous(pages: Iterable[tuple[str, PreviousPage]], path: Path) -> int:
     """Write ``(url, page)`` pairs of the previous crawl as the files :class:`PreviousCrawl`
-    reads (one ``{"url": ..., **page, "html_at": [offset, bytes]}`` line a page, its
-    compressed HTML (``html_z``, or ``html`` compressed) in the ``.html`` file beside);
-    returns how many were written."""
+    reads (one ``{"url": ..., **page, "html_at": [offset, bytes], "parse_at": ...}`` line a
+    page, its compressed HTML (``html_z``, or ``html`` compressed) and stored parse
+    (``parse_z``, when it has one) in the ``.html`` file beside); returns how many were
+    written."""
     written = 0
-    with path.open("w", encoding="utf-8") as handle, _html_path(path).open("wb") as html_file:
+    with path.open("w", encoding="utf-8") as handle, _html_path(path).open("wb") as blobs:
         for url, page in pages:
             fields: dict[str, Any] = dict(page)
             text, blob = fields.pop("html", ""), fields.pop("html_z", None)
+            parse_z = fields.pop("parse_z", None)
             html = blob if blob is not None else (compress_html(text) if text else b"")
-            start = html_file.tell()
-            html_file.write(html)
-            handle.write(_dumps({**fields, "url": url, "html_at": [start, len(html)]}))
+            fields["html_at"] = [blobs.tell(), len(html)]
+            blobs.write(html)
+            if parse_z:
+                fields["parse_at"] = [blobs.tell(), len(parse_z)]
+                blobs.write(parse_z)
+            handle.write(_dumps({**fields, "url": url}))
             written += 1
     return written

@@ -25,6 +25,7 @@ from linkpipe.lib.crawl.redirects import RedirectTracker
 from linkpipe.lib.crawl.revalidate import NotModified
 from linkpipe.lib.crawl.scope import ScopeMixin, seeding_flags
 from linkpipe.lib.crawl.seeding import SeedingMixin
+from linkpipe.lib.crawl.stored_parse import META_FIELDS, StoredParse, decode_parse, parse_key
 from linkpipe.lib.hashing import sampled, text_hash
 from linkpipe.lib.html.decoding import decode_body
 from linkpipe.lib.html.parse import parse_page
@@ -90,6 +91,7 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
         self.revalidated = dict(revalidated or {})
         self.answered: deque[tuple[str, str, int]] = deque()  # revalidated URLs scheduled
         self.output: CrawlOutput | None = None
+        self._parse_keys: tuple[frozenset[str], str] = (frozenset(), "")
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> LinkSpider:
@@ -227,15 +229,23 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
 
     def _not_modified(self, record: PageRecord, previous: PreviousPage) -> list[scrapy.Request]:
         """A 304: the page as the previous crawl had it, with this answer's headers; its record
-        carries no HTML (the stage stores the previous crawl's again, see ``PreviousCrawl``)."""
+        carries no HTML (the stage stores the previous crawl's again, see ``PreviousCrawl``),
+        and its links come from the previous crawl's stored parse when one was made by this
+        code with these settings (else its HTML is parsed again)."""
         record.status, record.not_modified = 200, True
         for key in ("etag", "last_modified", "content_type", "charset", "byte_size"):
             if previous.get(key) and not getattr(record, key):
                 setattr(record, key, previous[key])
         record.content_type = record.content_type or "text/html"
-        requests = self._html(
-            record, previous.get("html") or "", previous.get("content_hash") or ""
-        )
+        content_hash = previous.get("content_hash") or ""
+        stored = decode_parse(self.previous.parse_z(previous), self._parse_key())
+        if stored is None:
+            requests = self._html(record, self.previous.html(previous), content_hash)
+        else:
+            record.content_hash = content_hash
+            self.tally["parses_reused"] += 1
+            self.output_.parse(record.url, None)
+            requests = self._take(record, stored)
         record.html = ""  # stored again from the previous crawl's stored HTML, as it is
         return requests
 
@@ -265,7 +275,7 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
         return requests
 
     def _html(self, record: PageRecord, html: str, content_hash: str) -> list[scrapy.Request]:
-        assert self.output is not None
+        """Parse a page's HTML, keep the parse for the next crawl, and take it."""
         record.html, record.content_hash = html, content_hash
         parsed = parse_page(
             html,
@@ -275,26 +285,46 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
             trailing_slash=self.cfg.trailing_slash,
             strip_params=self.norm["strip_params"],
         )
-        for name in ("title", "h1", "meta_description", "canonical", "meta_robots", "hreflang"):
-            setattr(record, name, getattr(parsed, name))
-        record.page_type = parsed.page_type
-        self.output.links(parsed.links)
+        stored = StoredParse.of(parsed, self._parse_key())
+        self.output_.parse(record.url, stored.encode())
+        return self._take(record, stored)
+
+    def _take(self, record: PageRecord, stored: StoredParse) -> list[scrapy.Request]:
+        """A page's metadata and links from its parse; the requests its links schedule."""
+        meta = stored.meta
+        for name in (*META_FIELDS, "hreflang"):
+            setattr(record, name, meta[name])
+        self.output_.links_text(stored.links_text, len(stored.targets))
         if sampled(record.url, self.template_sample):
-            self.templates.observe(parsed.links)
-        self.tally["skipped_links"] += parsed.skipped_links
+            self.templates.observe_page(stored.pairs(), stored.blocks)
+        self.tally["skipped_links"] += meta["skipped_links"]
         requests: list[scrapy.Request] = []
         pattern = url_pattern(record.url)
         seen = self.frontier.seen
-        for link, href in zip(parsed.links, parsed.hrefs, strict=True):
-            if link.internal:
-                url = link.target_url
-                original = url if url in seen else urljoin(parsed.base_url, href)
+        for url, internal, href in zip(stored.targets, stored.internal, stored.hrefs, strict=True):
+            if internal:
+                original = url if url in seen else urljoin(meta["base_url"], href)
                 requests += self._schedule(url, original, record.depth + 1, source_pattern=pattern)
             else:
-                self.frontier.decide(link.target_url, record.depth + 1)  # counts off-host URLs
-        if parsed.meta_refresh:
-            requests += self._hop(record, parsed.meta_refresh, record.depth, refresh=True)
+                self.frontier.decide(url, record.depth + 1)  # counts off-host URLs
+        if meta["meta_refresh"]:
+            requests += self._hop(record, meta["meta_refresh"], record.depth, refresh=True)
         return requests
+
+    def _parse_key(self) -> str:
+        """The key of this crawl's parses (the site's hosts can grow by a redirect's)."""
+        hosts = frozenset(self.frontier.hosts)
+        if self._parse_keys[0] != hosts:
+            self._parse_keys = (hosts, parse_key(
+                hosts, self.cfg.allow_subdomains, self.cfg.trailing_slash, self.norm["strip_params"]
+            ))  # fmt: skip
+        return self._parse_keys[1]
+
+    @property
+    def output_(self) -> CrawlOutput:
+        """The output files (open once the spider started)."""
+        assert self.output is not None
+        return self.output
 
     def page_failed(self, failure: Failure) -> None:
         meta = fetch.failed_request(failure).meta

@@ -192,6 +192,7 @@ def crawl_stats(
         "truncated": output.counts["truncated"],
         "not_modified": output.counts["not_modified"],
         "revalidated_first": spider.tally["revalidated"],
+        "parses_reused": spider.tally["parses_reused"],
         "elapsed_s": round(elapsed, 3),
         "pages_per_s": round(spider.tally["fetched"] / elapsed, 1) if elapsed else 0.0,
         "finish_reason": str(scrapy_stats.get("finish_reason", "")),

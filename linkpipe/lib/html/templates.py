@@ -15,11 +15,16 @@ unique to its page) is never reclassified. Only links whose position is "content
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
+from typing import IO
+
+import polars as pl
 
 from linkpipe.lib.records import LinkRecord
 
@@ -45,9 +50,14 @@ class TemplateDetector:
     def observe(self, links: Iterable[LinkRecord]) -> None:
         """Count one page's distinct pairs and block signatures."""
         links = list(links)
+        pairs = ((link.target_url, link.anchor_text) for link in links)
+        self.observe_page(pairs, (link.block_id for link in links))
+
+    def observe_page(self, pairs: Iterable[tuple[str, str]], block_ids: Iterable[str]) -> None:
+        """Count one page from its links' (target, anchor) pairs and block ids."""
         self.pages += 1
-        self.pair_pages.update({(link.target_url, link.anchor_text) for link in links})
-        self.block_pages.update({_signature(link.block_id) for link in links if link.block_id})
+        self.pair_pages.update(set(pairs))
+        self.block_pages.update({_signature(b) for b in block_ids if b})
 
     @property
     def threshold(self) -> int:
@@ -56,35 +66,52 @@ class TemplateDetector:
 
     def apply(self, links: list[LinkRecord]) -> int:
         """Mark one page's template "content" links as "navigation"; returns how many changed."""
-        if self.pages < self.min_pages:
-            return 0
+        frame = pl.DataFrame(
+            [{name: getattr(link, name) for name in _COLUMNS} for link in links],
+            schema=dict.fromkeys(_COLUMNS, pl.String()),
+        )
+        rows = self.navigation_rows(frame)
+        for row in rows:
+            links[row].position = "navigation"
+        return len(rows)
+
+    def navigation_rows(self, links: pl.DataFrame) -> set[int]:
+        """Rows of ``links`` (whole pages, each page's rows consecutive; :data:`_COLUMNS`)
+        that are template "content" links: a pair on a large share of pages, in a block
+        seen as is on a large share, or in one where at least two distinct pairs and at
+        least half of them are (a link without a block id: the pair alone decides)."""
         threshold = self.threshold
-        blocks: dict[str, list[LinkRecord]] = {}
-        for link in links:
-            blocks.setdefault(link.block_id, []).append(link)
-        changed = 0
-        for block_id, members in blocks.items():
-            frequent = {
-                (m.target_url, m.anchor_text)
-                for m in members
-                if self.pair_pages[(m.target_url, m.anchor_text)] >= threshold
-            }
-            if not frequent:
-                continue
-            if block_id:
-                identical = self.block_pages[_signature(block_id)] >= threshold
-                distinct = {(m.target_url, m.anchor_text) for m in members}
-                dense = len(frequent) >= 2 and len(frequent) * 2 >= len(distinct)
-                if not (identical or dense):
-                    continue
-            # without block ids (imported links) a frequent pair alone decides
-            for member in members:
-                if member.position == "content" and (
-                    (member.target_url, member.anchor_text) in frequent
-                ):
-                    member.position = "navigation"
-                    changed += 1
-        return changed
+        frequent = [_pair_key(*p) for p, n in self.pair_pages.items() if n >= threshold]
+        if self.pages < self.min_pages or not frequent or links.height == 0:
+            return set()
+        identical = [b for b, n in self.block_pages.items() if n >= threshold]
+        pair = pl.col("target_url") + _SEP + pl.col("anchor_text")
+        frame = links.with_row_index("row").with_columns(
+            page=(pl.col("source_url") != pl.col("source_url").shift()).fill_null(True).cum_sum(),
+            frequent=pair.is_in(frequent),
+            identical=pl.col("block_id")
+            .str.splitn(":", 2)
+            .struct.field("field_1")
+            .is_in(identical),
+            pair=pair,
+        )
+        block = ["page", "block_id"]
+        n_frequent = pl.when(pl.col("frequent")).then(pl.col("pair")).drop_nulls().n_unique()
+        frame = frame.with_columns(
+            distinct=pl.col("pair").n_unique().over(block), n_frequent=n_frequent.over(block)
+        )
+        dense = (pl.col("n_frequent") >= 2) & (pl.col("n_frequent") * 2 >= pl.col("distinct"))
+        template = (pl.col("block_id") == "") | pl.col("identical").fill_null(False) | dense
+        chosen = frame.filter((pl.col("position") == "content") & pl.col("frequent") & template)
+        return set(chosen["row"].to_list())
+
+
+_SEP = "\x00"
+_COLUMNS = ("source_url", "target_url", "anchor_text", "position", "block_id")
+
+
+def _pair_key(target_url: str, anchor_text: str) -> str:
+    return target_url + _SEP + anchor_text
 
 
 def reclassify_template_links(
@@ -99,39 +126,50 @@ def reclassify_template_links(
     return sum(detector.apply(links) for links in links_by_page.values())
 
 
-def _dump(link: LinkRecord) -> str:
-    return json.dumps(link.__dict__, ensure_ascii=False, separators=(",", ":")) + "\n"
+def _as_navigation(line: bytes) -> bytes:
+    """A links-file line with its position set to navigation."""
+    marked = line.replace(b'"position":"content"', b'"position":"navigation"', 1)
+    if marked != line:
+        return marked
+    row = json.loads(line)
+    row["position"] = "navigation"
+    return (json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
 
 
-def _page_groups(path: Path) -> Iterator[list[tuple[str, LinkRecord]]]:
-    """Consecutive lines with the same source_url of a links JSONL file, with their records."""
-    group: list[tuple[str, LinkRecord]] = []
-    with path.open(encoding="utf-8") as handle:
+def _source(line: bytes) -> str:
+    return str(json.loads(line)["source_url"])
+
+
+def _whole_pages(handle: IO[bytes], size: int) -> Iterator[list[bytes]]:
+    """Batches of about ``size`` lines of a links file, never splitting a page's lines."""
+    batch = list(islice(handle, size))
+    while batch:
+        last, rest = _source(batch[-1]), []
         for line in handle:
-            link = LinkRecord(**json.loads(line))
-            if group and group[0][1].source_url != link.source_url:
-                yield group
-                group = []
-            group.append((line, link))
-    if group:
-        yield group
+            if _source(line) != last:
+                rest = [line]
+                break
+            batch.append(line)
+        yield batch
+        batch = rest + list(islice(handle, size - 1)) if rest else []
 
 
-def apply_to_links_file(detector: TemplateDetector, src: Path, dst: Path) -> int:
+def _links_frame(lines: list[bytes]) -> pl.DataFrame:
+    schema = dict.fromkeys(_COLUMNS, pl.String())
+    frame = pl.read_ndjson(io.BytesIO(b"".join(lines)), schema=schema)
+    return frame.with_columns(pl.col(name).fill_null("") for name in _COLUMNS)
+
+
+def apply_to_links_file(
+    detector: TemplateDetector, src: Path, dst: Path, batch_lines: int = 100_000
+) -> int:
     """Copy a links JSONL file (each page's links on consecutive lines) from ``src`` to ``dst``,
-    reclassifying template links with an already-fed ``detector``; returns how many changed."""
+    reclassifying template links with an already-fed ``detector`` (read in batches of whole
+    pages, judged column-wise); returns how many changed."""
     changed = 0
-    with dst.open("w", encoding="utf-8") as out:
-        for group in _page_groups(src):
-            links = [link for _, link in group]
-            before = [link.position for link in links]
-            if not detector.apply(links):
-                out.writelines(line for line, _ in group)
-                continue
-            for (line, link), position in zip(group, before, strict=True):
-                if link.position != position:
-                    old, new = f'"position":"{position}"', f'"position":"{link.position}"'
-                    line = line.replace(old, new, 1) if old in line else _dump(link)
-                    changed += 1
-                out.write(line)
+    with src.open("rb") as handle, dst.open("wb") as out:
+        for lines in _whole_pages(handle, batch_lines):
+            rows = detector.navigation_rows(_links_frame(lines))
+            out.writelines(_as_navigation(x) if i in rows else x for i, x in enumerate(lines))
+            changed += len(rows)
     return changed

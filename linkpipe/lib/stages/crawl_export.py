@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import tempfile
 from collections.abc import Iterator
+from dataclasses import MISSING, fields
 from itertools import islice
 from pathlib import Path
 from typing import Any, TypeVar
@@ -72,6 +75,7 @@ def _previous_pages(
                     last_modified=row["last_modified"],
                     content_hash=row["content_hash"],
                     html_z=row["html_z"],
+                    parse_z=row["parse_z"] or b"",
                 ),
             )
 
@@ -110,9 +114,43 @@ def _page_batches(
 
 
 def _link_batches(links: Iterator[LinkRecord]) -> Iterator[pl.DataFrame]:
-    """``crawl_links`` frames of ``10 *`` :data:`BATCH` records."""
+    """``crawl_links`` frames of ``10 *`` :data:`BATCH` records (an import's links)."""
     for batch in _chunks(links, BATCH * 10):
         yield pl.DataFrame([link.as_row() for link in batch], infer_schema_length=None)
+
+
+_LINK_SCHEMA = {
+    f.name: pl.Boolean() if isinstance(f.default, bool) else pl.String() for f in fields(LinkRecord)
+}
+_LINK_DEFAULTS = {f.name: f.default for f in fields(LinkRecord) if f.default is not MISSING}
+
+
+def _link_file_batches(links_path: Path) -> Iterator[pl.DataFrame]:
+    """``crawl_links`` frames of ``10 *`` :data:`BATCH` lines of the crawler's links file,
+    each read by polars (a missing field takes the record's default)."""
+    with links_path.open("rb") as handle:
+        while lines := list(islice(handle, BATCH * 10)):
+            frame = pl.read_ndjson(io.BytesIO(b"".join(lines)), schema=_LINK_SCHEMA)
+            yield frame.with_columns(
+                pl.col(name).fill_null(default) for name, default in _LINK_DEFAULTS.items()
+            )
+
+
+def _parse_batches(
+    parses: Iterator[dict[str, str]], previous: PreviousCrawl | None
+) -> Iterator[pl.DataFrame]:
+    """``crawl_parses`` frames of :data:`BATCH` pages: the crawler's new parses, and the
+    previous crawl's stored parse of each page that took it."""
+    for batch in _chunks(parses, BATCH):
+        rows = []
+        for row in batch:
+            if "parse_z" in row:
+                blob: bytes | None = base64.b64decode(row["parse_z"])
+            else:
+                blob = previous.stored_parse(row["url"]) if previous is not None else None
+            if blob:
+                rows.append({"url": row["url"], "parse_z": blob})
+        yield pl.DataFrame(rows, schema={"url": pl.String(), "parse_z": pl.Binary()})
 
 
 def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) -> StageResult:
@@ -146,7 +184,8 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
                 crawl_id,
                 {
                     "crawl_pages": _page_batches(result.iter_pages(), n_shards, stored),
-                    "crawl_links": _link_batches(result.iter_links()),
+                    "crawl_links": _link_file_batches(result.links_path),
+                    "crawl_parses": _parse_batches(result.iter_parses(), stored),
                 },
             )
             execute(con, "write/update_crawl_stats", [json.dumps(result.stats), crawl_id])

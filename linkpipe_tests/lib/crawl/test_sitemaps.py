@@ -132,10 +132,12 @@ def test_previous_pages_have_one_writer_and_one_reader(tmp_path: Path) -> None:
     assert sorted(previous.index) == ["https://a.example/", "https://a.example/Old"]
     assert previous.headers("https://a.example/") == {"If-None-Match": '"1"'}
     assert previous.headers("https://a.example/Old") == {"If-Modified-Since": "Mon"}
-    assert previous.row("https://a.example/") == {
+    page = previous.row("https://a.example/")
+    assert page is not None and previous.html(page) == "<p>café</p>"
+    assert {k: v for k, v in page.items() if k != "html_at"} == {
         "etag": '"1"',
         "content_hash": "h1",
-        "html": "<p>café</p>",
         "url": "https://a.example/",
     }
+    assert previous.parse_z(page) == b"" and previous.stored_parse("https://a.example/") is None
     assert previous.row("https://a.example/no-validator") is None

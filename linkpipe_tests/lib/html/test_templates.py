@@ -6,6 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from linkpipe.lib.hashing import sampled, shard_of
 from linkpipe.lib.html.parse import parse_page
 from linkpipe.lib.html.templates import (
@@ -91,7 +93,10 @@ def test_semantic_positions_are_kept_and_links_without_blocks_use_pairs() -> Non
     assert all(page[2].position == "content" for page in links.values())
 
 
-def test_streamed_file_matches_in_memory(tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch_lines", [1, 7, 100_000])
+def test_streamed_file_matches_in_memory(tmp_path: Path, batch_lines: int) -> None:
+    """Read in batches of whole pages (a batch of 1 or 7 lines still ends on a page's last
+    line), judged column-wise: the same links as the in-memory pass."""
     pages = site(12)
     src = tmp_path / "raw.jsonl"
     with src.open("w", encoding="utf-8") as handle:
@@ -101,7 +106,7 @@ def test_streamed_file_matches_in_memory(tmp_path: Path) -> None:
     for links in pages.values():
         detector.observe(links)
     dst = tmp_path / "links.jsonl"
-    changed = apply_to_links_file(detector, src, dst)
+    changed = apply_to_links_file(detector, src, dst, batch_lines)
     reclassified = [
         LinkRecord(**json.loads(line)) for line in dst.read_text(encoding="utf-8").splitlines()
     ]
