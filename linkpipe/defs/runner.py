@@ -9,6 +9,7 @@ steps run in this process; the shards of a page step run in parallel worker proc
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,7 +20,7 @@ from linkpipe.defs import assets as A
 from linkpipe.defs.checks import failed_check_message
 from linkpipe.defs.jobs import materialize_step
 from linkpipe.defs.partitions import CRAWLS
-from linkpipe.defs.recovery import OWNER_TAG, release_dead_runs
+from linkpipe.defs.recovery import OWNER_TAG, release_dead_runs, release_own_runs
 from linkpipe.defs.resources import LinkpipeSettings, resources_for
 from linkpipe.defs.shard_pool import ShardPool, default_workers
 from linkpipe.lib import stopping
@@ -149,8 +150,9 @@ def run_graph(
         return
     start_run(db_path, crawl_id, steps[0][0])
     try:
+        last_page_step = max((i for i, step in enumerate(steps) if step[2]), default=-1)
         with ShardPool(materialize_shard, workers or 0) as pool:
-            for label, assets, by_shard in steps:
+            for i, (label, assets, by_shard) in enumerate(steps):
                 stopping.raise_if_requested()
                 set_step(db_path, crawl_id, label)
                 if on_step:
@@ -158,7 +160,11 @@ def run_graph(
                 if by_shard and not pool.workers:  # decided once the crawl is stored
                     pool.workers, pool.threads = run_workers(db_path, crawl_id)
                 _run_step(assets, by_shard, crawl_id, instance, settings, pool)
+                if i == last_page_step:  # the workers' models and site context go
+                    pool.close(finished=True)
     except BaseException as exc:
+        with contextlib.suppress(Exception):  # else the next run releases them (dead owner)
+            release_own_runs(instance)
         if isinstance(exc, Exception):
             finish_run_in(db_path, crawl_id, "failed", str(exc) or type(exc).__name__)
         else:

@@ -43,7 +43,8 @@ def _start(db: Path, url: str, crawl_id: str, model: str) -> subprocess.Popen[st
 
 def _signal_at(proc: subprocess.Popen[str], step: str, sig: int, after_s: float = 0.1) -> float:
     """Send ``sig`` ``after_s`` into ``step`` (a short step on a small site is over within a
-    second); return the seconds the process took to exit."""
+    second); return the seconds the process took to exit (its last stderr lines are kept in
+    ``proc.stderr_tail`` for the assertion messages)."""
     assert proc.stderr is not None
     for line in proc.stderr:
         if line.strip() == f"> {step}":
@@ -53,7 +54,8 @@ def _signal_at(proc: subprocess.Popen[str], step: str, sig: int, after_s: float 
         pytest.fail(f"the run ended before {step!r}")
     sent = time.monotonic()
     proc.send_signal(sig)
-    proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=60)
+    proc.stderr_tail = err[-3000:]  # type: ignore[attr-defined]
     return time.monotonic() - sent
 
 
@@ -151,7 +153,7 @@ def test_a_run_stopped_at_any_step_stops_and_is_never_published(tmp_path, demo_s
     for i, step in enumerate(STEPS):
         proc = _start(db, url, f"stopped{i}", fake_model)
         seconds = _signal_at(proc, step, signal.SIGTERM, after_s=0.05)
-        assert proc.returncode == 130 and seconds < 15, (step, proc.returncode)
+        assert proc.returncode == 130 and seconds < 15, (step, proc.returncode, proc.stderr_tail)
         _wait_session_ends(proc.pid)
         assert _latest(db) == "base"
         assert _runs(db)[f"stopped{i}"] == ("interrupted", step, "stopped (KeyboardInterrupt)")

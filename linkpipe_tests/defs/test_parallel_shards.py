@@ -1,5 +1,6 @@
 """Shards of a page step run in parallel processes and give exactly the rows of a serial run."""
 
+import os
 from pathlib import Path
 
 import duckdb
@@ -17,11 +18,34 @@ TABLES = {
 }
 
 
-def _run(tmp: Path, base_url: str, workers: int, model: str) -> Path:
+def _run(tmp: Path, base_url: str, workers: int, model: str) -> tuple[Path, dict[str, int]]:
+    """The run's database, and the processes below this one as each step began."""
     db = tmp / f"w{workers}" / "linkpipe.duckdb"
     register_crawl(db, "c1", base_url + "/", "crawler", "", {"max_pages": 300})
-    run_graph(db, "c1", model, workers=workers)
-    return db
+    below: dict[str, int] = {}
+
+    def count(label: str) -> None:
+        below[label] = len(_descendants(os.getpid()))
+
+    run_graph(db, "c1", model, workers=workers, on_step=count)
+    return db, below
+
+
+def _descendants(pid: int) -> list[int]:
+    """Processes below ``pid`` (read from /proc)."""
+    parent_of = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        parent_of[int(stat.parent.name)] = int(fields[1])
+    found, frontier = [], [pid]
+    while frontier:
+        children = [p for p, parent in parent_of.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
 
 
 def _rows(db: Path, table: str, columns: str) -> list[tuple[object, ...]]:
@@ -33,8 +57,8 @@ def _rows(db: Path, table: str, columns: str) -> list[tuple[object, ...]]:
 
 
 def test_parallel_shards_write_the_rows_of_a_serial_run(tmp_path, demo_site, fake_model):
-    serial = _run(tmp_path, demo_site.base_url, 1, fake_model)
-    parallel = _run(tmp_path, demo_site.base_url, 2, fake_model)
+    serial, _ = _run(tmp_path, demo_site.base_url, 1, fake_model)
+    parallel, below = _run(tmp_path, demo_site.base_url, 2, fake_model)
     for table, columns in TABLES.items():
         expected = _rows(serial, table, columns)
         assert expected, table
@@ -43,6 +67,8 @@ def test_parallel_shards_write_the_rows_of_a_serial_run(tmp_path, demo_site, fak
     shards = con.execute("SELECT DISTINCT shard FROM page_summaries ORDER BY 1").fetchall()
     con.close()
     assert shards == [(0,), (1,), (2,), (3,)]
+    # the two workers serve both page steps, then end before scoring (with what they hold)
+    assert below["candidates and anchors"] - below["scoring and clusters"] == 2
 
 
 @pytest.mark.parametrize(("env", "expected"), [("3", 3), ("9", 4), ("1", 1), ("", None)])
@@ -52,4 +78,3 @@ def test_default_workers_follows_cores_and_the_environment(monkeypatch, env, exp
     assert 1 <= workers <= 4
     if expected is not None:
         assert workers == expected
-

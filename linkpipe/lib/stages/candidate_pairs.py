@@ -81,6 +81,12 @@ def site_context(db_path: str | Path, crawl_id: str, inputs: str) -> SiteContext
     return _held[0][1]
 
 
+def release_site_context() -> None:
+    """Drop the site context :func:`site_context` keeps (the candidate step is over: at 100k
+    pages it holds gigabytes that scoring does not need)."""
+    _held.clear()
+
+
 def _source_texts(
     con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int
 ) -> dict[str, SourceText]:

@@ -7,6 +7,7 @@ from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.stages import candidate_pairs as stage
 from linkpipe.lib.stages.candidate_pairs import load_site_context, materialize_candidate_pairs
+from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
 from linkpipe.lib.stages.site_models import (
     SiteModelsMissing,
     _texts,
@@ -135,4 +136,6 @@ def test_shards_of_one_process_share_the_site_context_while_its_inputs_stay(
     second = stage._held[0][1]
     assert second is not first and second.models.index.settings.posting_cap > 3
     assert len(stage._held) == 1  # one context held at a time
+    materialize_link_opportunities(demo_db, CRAWL)
+    assert stage._held == []  # scoring starts by dropping it
     materialize_site_models(demo_db, CRAWL)  # as the other tests expect
