@@ -1,7 +1,8 @@
 -- Everything a shard's candidate_pairs rows are computed from, folded into order-independent
 -- sums of row hashes (? = crawl_id, shard): the site's pages (summaries, embeddings,
 -- indexability), its link edges, and the shard's sentences and in-text links. Two crawls
--- whose figures are equal have the same candidate rows (lib/links/shard_reuse.py).
+-- whose figures are equal have the same candidate rows (lib/stages/candidate_pairs.py,
+-- shard_inputs).
 WITH p AS (SELECT ?::VARCHAR AS crawl_id, ?::INTEGER AS shard)
 SELECT
     (SELECT count(*) || ':' || coalesce(sum(hash(s.url, s.content_hash, s.title, s.h1,

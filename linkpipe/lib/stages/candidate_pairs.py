@@ -117,7 +117,7 @@ def materialize_candidate_pairs(
     crawl's placements of the shard by anchor key. With ``reuse``, a shard whose inputs are
     those of an earlier crawl's shard (:func:`shard_inputs`) copies that shard's rows."""
     with one_connection(db_path):  # reads and the SQL copy: one open of the file
-        digest, site_digest = shard_inputs(db_path, crawl_id, shard, model, k)
+        digest, site_digest, config = shard_inputs(db_path, crawl_id, shard, model, k)
         copied = copy_unchanged_shard(db_path, crawl_id, shard, digest) if reuse else None
         if copied is not None:
             return copied
@@ -129,7 +129,6 @@ def materialize_candidate_pairs(
             pages, terms = _page_digests(con, crawl_id)
     encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
     known = AnchorReuse(model, encode is not None, previous.placements)
-    config = stored_config_text(db_path, crawl_id)
     settings = f"{model}|{known.semantic}|{k}|{config}|{terms}|{site.ubiquitous_digest}"
     sources = SourceReuse(settings, pages, previous.digests)
     parses = ParseCache(db_path)
@@ -186,20 +185,21 @@ _SITE_FIGURES = ("summaries", "embeddings", "pages", "links")  # of select_candi
 
 def shard_inputs(
     db_path: str | Path, crawl_id: str, shard: int, model: str, k: int
-) -> tuple[str, str]:
-    """(the shard's digest, its site context's digest). The shard's: everything its candidate
-    rows are computed from: the site's pages, embeddings, indexability and links and the
-    shard's sentences and in-text links (sums of row hashes, ``select_candidate_inputs.sql``),
-    the crawl's settings, the model, ``k`` and the code of ``linkpipe.lib``; the rows are a
-    deterministic function of these. The site context's: the site-level figures among them
-    and the digest of the site models' inputs."""
+) -> tuple[str, str, str]:
+    """(the shard's digest, its site context's digest, the crawl's settings as canonical
+    JSON). The shard's digest: everything its candidate rows are computed from: the site's
+    pages, embeddings, indexability and links and the shard's sentences and in-text links
+    (sums of row hashes, ``select_candidate_inputs.sql``), the crawl's settings, the model,
+    ``k`` and the code of ``linkpipe.lib``; the rows are a deterministic function of these.
+    The site context's: the site-level figures among them and the digest of the site
+    models' inputs."""
     config = stored_config_text(db_path, crawl_id)
     with open_db(db_path) as con:
         figures = input_figures(con, crawl_id, "read/select_candidate_inputs", shard)
         models = fetch_dicts(con, "read/select_site_model_digest", [crawl_id])
     site = {name: figures[name] for name in _SITE_FIGURES}
     site_digest = figures_digest(site, models[0]["digest"] if models else "")
-    return figures_digest(figures, config, model, str(k)), site_digest
+    return figures_digest(figures, config, model, str(k)), site_digest, config
 
 
 def copy_unchanged_shard(
