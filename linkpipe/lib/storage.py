@@ -370,6 +370,7 @@ def write_partition(
     tables: Mapping[str, PartitionRows],
     shard: int | None = None,
     copied: Mapping[str, CopiedRows] | None = None,
+    then: Sequence[tuple[str, SqlParams]] = (),
 ) -> dict[str, int]:
     """Replace one partition of each given table in ONE transaction; return rows per table.
 
@@ -378,7 +379,8 @@ def write_partition(
     memory at once). Missing columns are NULL; ``crawl_id`` (and ``shard``) are set here, never
     by the caller. ``copied`` adds, per table, rows of another crawl copied by SQL (INSERT ...
     SELECT) without passing through Python; a table named only there is replaced too. The
-    caller keeps the copied keys and the computed rows apart.
+    caller keeps the copied keys and the computed rows apart. ``then``: statements (SQL file
+    name, parameters) run after the rows are in, in the same transaction.
     """
     copied = copied or {}
     written: dict[str, int] = {}
@@ -388,6 +390,8 @@ def write_partition(
                 written[table] = _replace(con, table, crawl_id, tables.get(table, ()), shard)
                 if table in copied:
                     written[table] += _copy(con, table, crawl_id, copied[table], shard)
+            for name, params in then:
+                execute(con, name, params)
     finally:
         for view in (_BATCH_VIEW, _COPY_VIEW):
             with suppress(duckdb.Error):

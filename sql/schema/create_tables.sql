@@ -225,6 +225,7 @@ CREATE TABLE IF NOT EXISTS candidate_pairs (
     mention_phrase VARCHAR,          -- that name (title, H1 or an anchor other pages use)
     mention_pages INTEGER,           -- other pages whose main text contains the name
     mention_links INTEGER,           -- of them, pages that link the target from their content
+                                     -- (the three counted in this crawl: site_names, mention_key)
     cocitation DOUBLE,               -- pages linking to both, normalised (0..1)
     shared_neighbors DOUBLE,         -- Jaccard of linked-page sets (0..1)
     already_linked_content BOOLEAN,
@@ -238,10 +239,12 @@ CREATE TABLE IF NOT EXISTS candidate_pairs (
     sentence_start INTEGER,
     paragraph_idx INTEGER,
     anchor_alternatives JSON,        -- further placements, best first, for anchor variety
-    anchor_key VARCHAR               -- what the placements depend on (links/anchor_reuse.py)
+    anchor_key VARCHAR,              -- what the placements depend on (links/anchor_reuse.py)
+    mention_key VARCHAR              -- site_names.name_key of mention_phrase
 );
--- Files written before anchor reuse: the column is added at the end, as above.
+-- Files written before anchor reuse and mention keys: the columns are added at the end.
 ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS anchor_key VARCHAR;
+ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS mention_key VARCHAR;
 
 -- The row digest of each source of a candidate shard: everything its candidate_pairs rows are
 -- computed from (what retrieval found and the facts of the pages involved, code, model and

@@ -319,4 +319,5 @@ def _pair(
         already_linked_nav=target in site.nav_links.get(source, set()),
         anchors=choices,
         anchor_key=key,
+        mention_key=mention.key if mention else None,
     )

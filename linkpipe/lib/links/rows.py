@@ -67,6 +67,9 @@ class CandidatePair:
     already_linked_nav: bool
     anchors: tuple[AnchorChoice, ...] = ()  # best first: anchor_* columns, then the alternatives
     anchor_key: str | None = None  # what ``anchors`` depend on (see links/anchor_reuse.py)
+    # The name found (``site_names.name_key``): the stored mention_score / _pages / _links are
+    # the crawl's counts of it, set by SQL (write/update_candidate_mentions.sql).
+    mention_key: str | None = None
 
     @property
     def best_anchor(self) -> AnchorChoice | None:
@@ -91,7 +94,7 @@ class CandidatePair:
 
 
 _PAIR_COLUMNS = tuple(
-    f.name for f in fields(CandidatePair) if f.name not in ("anchors", "anchor_key")
+    f.name for f in fields(CandidatePair) if f.name not in ("anchors", "anchor_key", "mention_key")
 )
 
 
@@ -105,6 +108,7 @@ def candidate_pairs_of_rows(
     columns = itemgetter(*(index[n] for n in _PAIR_COLUMNS))
     mention = _PAIR_COLUMNS.index("mention_score")
     key = index["anchor_key"]
+    name = index.get("mention_key")
     placed = "anchor_text" in index  # else read without placements: anchors ()
     best = itemgetter(*(index[n] for n in _BEST_COLUMNS)) if placed else None
     for row in rows:
@@ -112,7 +116,12 @@ def candidate_pairs_of_rows(
         values[mention] = values[mention] or 0.0
         anchors = _anchors(best(row), row[index["anchor_alternatives"]]) if best else ()
         # values: the fields before anchors, in order (by position: dicts cost more than this)
-        yield CandidatePair(*values, anchors=anchors, anchor_key=row[key])  # type: ignore[misc]
+        yield CandidatePair(  # type: ignore[misc]
+            *values,
+            anchors=anchors,
+            anchor_key=row[key],
+            mention_key=row[name] if name is not None else None,
+        )
 
 
 def _anchors(best: Sequence[Any], alternatives: str | None) -> tuple[AnchorChoice, ...]:

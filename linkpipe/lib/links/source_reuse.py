@@ -11,14 +11,18 @@ mentions (with their link counts) and the linked targets found beside them. A so
 * for every page found, its target profile with its vector and the site's ubiquitous words
   (its target key, see :mod:`anchor_reuse`: titles, headings, known anchors, top terms,
   one-word names linked often enough), the pair's co-citation and shared neighbours, and the
-  mention of it that retrieval found (name, link probability, counts);
+  name of it that retrieval found (key, phrase, kind; its counts and link probability are not
+  part of it: every row written, copied or computed, gets this crawl's counts of its name
+  from ``site_names`` by SQL, ``update_candidate_mentions.sql``);
 * the site's TF-IDF statistics, the code of ``linkpipe.lib``, the model, the anchor mode and
   the stage's settings.
 
 Their digest is the source's *row digest* (``candidate_sources``). It holds the values a row
 reads rather than everything they come from: a link added elsewhere changes a pair's
 co-citation only when the linking page links both, and a name counted on one more page
-changes only the rows that mention it. A source whose row digest equals the one the previous
+changes no row's digest (it changes the row's counts, which the write sets). Retrieval's
+choice of names does read the counts (the strongest names by link probability become
+candidates), and what it chose is part of the digest. A source whose row digest equals the one the previous
 crawl stored copies that crawl's rows; every other source is computed (its anchors still
 reused pair by pair, see :mod:`anchor_reuse`). With TF-IDF statistics kept between crawls
 (``site_models``) an unchanged page keeps its TF-IDF row.
@@ -35,6 +39,7 @@ from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import graph_signals
 from linkpipe.lib.links.retrieval import Retrieved
 from linkpipe.lib.links.site_context import SiteContext
+from linkpipe.lib.text.mentions import Mention
 
 
 class SourceReuse:
@@ -80,7 +85,7 @@ class SourceReuse:
                 self.pages.get(target, ""),
                 site.target_key(target, False),
                 graph_signals(site, item.source, target),
-                item.named.get(target),
+                _name(item.named.get(target)),
             )
             h.update(repr(facts).encode("utf-8", "surrogatepass"))
         self.digests[item.source] = h.hexdigest()[:32]
@@ -90,3 +95,9 @@ class SourceReuse:
         """Whether the source's row digest (see :meth:`digest`) is the previous crawl's."""
         digest = self.digests.get(source)
         return digest is not None and self.previous.get(source) == digest
+
+
+def _name(mention: Mention | None) -> tuple[str, str, str] | None:
+    """What a row keeps of a mention: the name found (its key, phrase and kind). Its counts and
+    link probability are this crawl's, set by SQL on every row written (copied ones too)."""
+    return (mention.key, mention.phrase, mention.kind) if mention is not None else None

@@ -40,6 +40,7 @@ from linkpipe.lib.stages.site_models import load_site_models, site_pages
 from linkpipe.lib.storage import (
     CopiedRows,
     PartitionRows,
+    SqlParams,
     fetch_dicts,
     load_sql,
     one_connection,
@@ -47,6 +48,7 @@ from linkpipe.lib.storage import (
     stored_config,
     write_partition,
 )
+from linkpipe.lib.text.mentions import MentionConfig
 from linkpipe.lib.vectors.ann import AnnIndex
 from linkpipe.lib.vectors.embedding import Embedder
 
@@ -137,6 +139,7 @@ def materialize_candidate_pairs(
         written = write_partition(
             con, crawl_id, _shard_tables(rows, digest, sources), shard=shard,
             copied=_copied_sources(previous.crawl_id, sources),
+            then=[mention_counts(site.mentions.config, crawl_id, shard)],
         )  # fmt: skip
     closest = sorted(rows, key=lambda r: -r.semantic_sim)[:5]
     meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": written["candidate_pairs"]}
@@ -166,6 +169,13 @@ def _shard_tables(
         "candidate_inputs": [{"digest": digest}],
         "candidate_sources": [{"source_url": s, "digest": d} for s, d in sources.digests.items()],
     }
+
+
+def mention_counts(config: MentionConfig, crawl_id: str, shard: int) -> tuple[str, SqlParams]:
+    """The statement that sets the shard's mention counts and link probabilities from the
+    crawl's ``site_names`` (copied rows included: see ``update_candidate_mentions.sql``)."""
+    params = [config.prior_single, config.prior_multi, config.strength, crawl_id, shard]
+    return "write/update_candidate_mentions", params
 
 
 def _copied_sources(previous: str | None, sources: SourceReuse) -> dict[str, CopiedRows]:

@@ -36,6 +36,7 @@ class Mention:
     probability: float  # smoothed P(link | mention), 0..1
     mentions: int  # other pages whose main text contains the phrase
     links: int  # of them, pages that link the target from their content
+    key: str = ""  # the name's key: its stems joined by spaces (``site_names.name_key``)
 
 
 @dataclass(frozen=True)
@@ -189,5 +190,5 @@ class MentionIndex:
                     continue
                 p, m, n = self.probability(key, target)
                 if target not in best or p > best[target].probability:
-                    best[target] = Mention(target, phrase, kind, round(p, 6), m, n)
+                    best[target] = Mention(target, phrase, kind, round(p, 6), m, n, " ".join(key))
         return best

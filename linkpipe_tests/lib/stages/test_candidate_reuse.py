@@ -7,12 +7,15 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from linkpipe.defs.runner import run_graph
 from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
 from linkpipe.lib.stages.crawl_export import register_crawl
 from linkpipe.lib.static_site import serve_site
+from linkpipe.lib.storage import fetch_frame
+from linkpipe.lib.text.mentions import Mention, MentionIndex
 from linkpipe_tests.graph import run_demo_crawls
 
 DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
@@ -145,3 +148,104 @@ def test_an_unchanged_site_copies_every_shard_and_the_copy_equals_a_recomputatio
     # another model is another input: nothing to copy
     other = materialize_candidate_pairs(db, "c2", 0, fake_model, k=7)
     assert other.meta["copied_from"] == ""
+
+
+def _most_mentioned_name(db: Path, crawl_id: str) -> tuple[str, str]:
+    """(name key, phrase) of the name of several words the most candidate rows found."""
+    return _one(
+        db,
+        """SELECT p.mention_key, any_value(p.mention_phrase) FROM candidate_pairs p
+           WHERE p.crawl_id = ? AND contains(p.mention_key, ' ')
+           GROUP BY p.mention_key ORDER BY count(*) DESC, p.mention_key LIMIT 1""",
+        crawl_id,
+    )
+
+
+def _page_without(db: Path, crawl_id: str, phrase: str) -> str:
+    """An article page (a path under a section) whose main text does not have ``phrase``."""
+    return _one(
+        db,
+        """SELECT url FROM page_summaries WHERE crawl_id = ? AND main_text IS NOT NULL
+           AND NOT contains(lower(main_text), lower(?)) AND regexp_matches(url, '/[^/]+/[^/]+/$')
+           ORDER BY url LIMIT 1""",
+        crawl_id,
+        phrase,
+    )[0]
+
+
+def _mention_rows(db: Path, crawl_id: str, key: str) -> dict[tuple[str, str], tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            """SELECT source_url, target_url, mention_pages, mention_links, mention_score
+               FROM candidate_pairs WHERE crawl_id = ? AND mention_key = ?""",
+            [crawl_id, key],
+        ).fetchall()
+    finally:
+        con.close()
+    return {(r[0], r[1]): r[2:] for r in rows}
+
+
+def test_a_name_counted_on_one_more_page_updates_copied_rows_without_computing_them(
+    tmp_path, fake_model
+):
+    site_root = tmp_path / "site"
+    shutil.copytree(DEMO_SITE, site_root)
+    db = tmp_path / "m.duckdb"
+    with serve_site(site_root) as site:
+        register_crawl(db, "c1", site.base_url + "/", "crawler", "", {"max_pages": 80})
+        run_graph(db, "c1", fake_model, workers=1)
+        key, phrase = _most_mentioned_name(db, "c1")
+        page = _page_without(db, "c1", phrase)
+        path = site_root / page.removeprefix(site.base_url + "/") / "index.html"
+        path.write_text(path.read_text().replace("</p>", f" Compare {phrase} here.</p>", 1))
+        register_crawl(db, "c2", site.base_url + "/", "crawler", "", {"max_pages": 80})
+        run_graph(db, "c2", fake_model, workers=1)
+    counted = "SELECT mentioned_by FROM site_names WHERE crawl_id = ? AND name_key = ?"
+    assert _one(db, counted, "c2", key)[0] == _one(db, counted, "c1", key)[0] + 1
+    before, after = _mention_rows(db, "c1", key), _mention_rows(db, "c2", key)
+    kept = {
+        r[0]
+        for r in duckdb.connect(str(db), read_only=True)
+        .execute(
+            """SELECT a.source_url FROM candidate_sources a JOIN candidate_sources b
+               ON b.source_url = a.source_url AND b.digest = a.digest
+               WHERE a.crawl_id = 'c2' AND b.crawl_id = 'c1'"""
+        )
+        .fetchall()
+    }
+    moved = [pair for pair in after if pair in before and pair[0] in kept and pair[0] != page]
+    assert moved  # sources whose rows were copied although their name's count changed ...
+    for pair in moved:  # ... carry this crawl's count and probability, not c1's
+        assert after[pair][0] == before[pair][0] + 1
+        assert after[pair][2] < before[pair][2] or after[pair][1] > before[pair][1]
+    _assert_counts_are_the_name_index(db, "c2")
+    incremental = _rows(db, "c2")
+    for shard in range(DEFAULT_SHARDS):
+        materialize_candidate_pairs(db, "c2", shard, fake_model, reuse=False)
+    assert _rows(db, "c2") == incremental  # the very rows of a recomputation from scratch
+
+
+def _assert_counts_are_the_name_index(db: Path, crawl_id: str) -> None:
+    """Every stored row's mention counts and probability are what the crawl's name index
+    (MentionIndex, from site_names) gives, less the row's own link for a linked pair."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        names = fetch_frame(con, "read/select_site_names", [crawl_id])
+        rows = con.execute(
+            """SELECT target_url, mention_key, mention_phrase, already_linked_content,
+                      mention_score, mention_pages, mention_links
+               FROM candidate_pairs WHERE crawl_id = ? AND mention_key IS NOT NULL""",
+            [crawl_id],
+        ).fetchall()
+    finally:
+        con.close()
+    index = MentionIndex.from_frame(names)
+    assert rows
+    for target, key, phrase, linked, score, pages, links in rows:
+        p, m, n = index.probability(tuple(key.split(" ")), target)
+        mention = Mention(target, phrase, "title", round(p, 6), m, n, key)
+        if linked:
+            mention = index.without_one_link(mention)
+        assert (pages, links) == (mention.mentions, mention.links)
+        assert score == pytest.approx(mention.probability, abs=1e-6)

@@ -45,8 +45,8 @@ def test_counts_pages_that_mention_and_link(index: MentionIndex) -> None:
 def test_best_mention_per_target_and_exclusions(index: MentionIndex) -> None:
     found = index.mentions_in(phrase_key(TEXTS["/r3"]), exclude={"/r3"})
     assert found == {
-        "/gdal": Mention("/gdal", "GDAL", "title", 0.44, 3, 2),
-        "/urls": Mention("/urls", "reverse", "known_anchor", 0.24, 3, 1),
+        "/gdal": Mention("/gdal", "GDAL", "title", 0.44, 3, 2, "gdal"),
+        "/urls": Mention("/urls", "reverse", "known_anchor", 0.24, 3, 1, "revers"),
     }
     # "About" is a name, but no page mentions it; a page never names itself
     assert index.mentions_in(phrase_key(TEXTS["/gdal"]), exclude={"/gdal"}) == {}
