@@ -18,7 +18,14 @@ from linkpipe.lib.stages.common import (
     inputs_digest,
     preview,
 )
-from linkpipe.lib.storage import crawl_row, fetch_dicts, open_db, stored_config, write_partition
+from linkpipe.lib.storage import (
+    crawl_row,
+    fetch_dicts,
+    fetch_frame,
+    open_db,
+    stored_config,
+    write_partition,
+)
 from linkpipe.lib.text.lexical import is_generic_anchor
 
 
@@ -78,18 +85,35 @@ def materialize_link_graph(
 
 
 def load_existing_links(con: duckdb.DuckDBPyConnection, crawl_id: str) -> ExistingLinks:
-    """(content links per source, other links per source, known anchors per target)."""
-    content: defaultdict[str, set[str]] = defaultdict(set)
-    nav: defaultdict[str, set[str]] = defaultdict(set)
+    """(content links per source, other links per source, known anchors per target), read as
+    one polars frame (a large site has hundreds of thousands of edges, mostly navigation)."""
+    edges = fetch_frame(con, "read/select_content_edges", [crawl_id])
+    inside = edges.filter(pl.col("position") == "content")
+    nav = edges.filter(pl.col("position") != "content")
+    return ExistingLinks(_targets_of(inside), _targets_of(nav), _known_anchors(inside))
+
+
+def _targets_of(edges: pl.DataFrame) -> defaultdict[str, set[str]]:
+    """The resolved targets of each source of ``edges``."""
+    grouped = edges.group_by("source_url").agg(pl.col("resolved_url")).sort("source_url")
+    found: defaultdict[str, set[str]] = defaultdict(set)
+    for source, targets in grouped.iter_rows():
+        found[source] = set(targets)
+    return found
+
+
+def _known_anchors(content: pl.DataFrame) -> dict[str, list[str]]:
+    """The descriptive anchor texts of each target's content links (whitespace collapsed, not
+    generic, at most 80 characters), most used first, then alphabetical."""
+    texts = content.group_by("resolved_url", "anchor_text").len()
+    usable: dict[str | None, str | None] = {}
+    for raw in texts["anchor_text"].unique().to_list():
+        text = " ".join((raw or "").split())
+        usable[raw] = text if text and not is_generic_anchor(text) and len(text) <= 80 else None
     anchors: defaultdict[str, Counter[str]] = defaultdict(Counter)
-    for e in fetch_dicts(con, "read/select_content_edges", [crawl_id]):
-        if e["position"] == "content":
-            content[e["source_url"]].add(e["resolved_url"])
-            text = " ".join((e["anchor_text"] or "").split())
-            if text and not is_generic_anchor(text) and len(text) <= 80:
-                anchors[e["resolved_url"]][text] += 1
-        else:
-            nav[e["source_url"]].add(e["resolved_url"])
+    for target, raw, n in texts.iter_rows():
+        kept = usable[raw]
+        if kept is not None:
+            anchors[target][kept] += n
     # most used first, then alphabetical: the same order whatever order the edges come in
-    known = {t: sorted(c, key=lambda a: (-c[a], a)) for t, c in anchors.items()}
-    return ExistingLinks(content, nav, known)
+    return {t: sorted(c, key=lambda a: (-c[a], a)) for t, c in anchors.items()}
