@@ -56,6 +56,7 @@ class SourceReuse:
         self.previous = dict(previous or {})
         self.digests: dict[str, str] = {}
         self.kept: list[str] = []  # sources whose previous rows are this crawl's
+        self._targets: dict[str, bytes] = {}  # see :meth:`_target_facts`
 
     def split(
         self, site: SiteContext, found: list[Retrieved], texts: Mapping[str, SourceText]
@@ -79,17 +80,21 @@ class SourceReuse:
             f"|{item.source}={self.pages.get(item.source, '')}".encode("utf-8", "surrogatepass")
         )
         for target, found in (*item.neighbours.items(), *item.linked.items()):
-            facts = (
-                target,
-                found,
-                self.pages.get(target, ""),
-                site.target_key(target, False),
-                graph_signals(site, item.source, target),
-                _name(item.named.get(target)),
-            )
-            h.update(repr(facts).encode("utf-8", "surrogatepass"))
+            h.update(self._target_facts(site, target))
+            pair = (found, graph_signals(site, item.source, target), _name(item.named.get(target)))
+            h.update(repr(pair).encode("utf-8", "surrogatepass"))
         self.digests[item.source] = h.hexdigest()[:32]
         return self.digests[item.source]
+
+    def _target_facts(self, site: SiteContext, target: str) -> bytes:
+        """What a target adds to the digest of every source that found it (its URL, stored
+        facts and target key), encoded once."""
+        facts = self._targets.get(target)
+        if facts is None:
+            value = (target, self.pages.get(target, ""), site.target_key(target, False))
+            facts = repr(value).encode("utf-8", "surrogatepass")
+            self._targets[target] = facts
+        return facts
 
     def unchanged(self, source: str) -> bool:
         """Whether the source's row digest (see :meth:`digest`) is the previous crawl's."""

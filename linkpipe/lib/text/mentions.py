@@ -69,6 +69,9 @@ class MentionIndex:
         self.mentioned_by: dict[Key, int] = defaultdict(int)
         self.linked_by: dict[tuple[Key, str], int] = defaultdict(int)
         self.self_mentions: set[tuple[Key, str]] = set()
+        self._named: dict[
+            Key, list[tuple[float, Mention]]
+        ] = {}  # see :meth:`named_by`; emptied by counting
         self._add_names(names, stop_stems)
         for url, stems in texts:
             self.count_page(url, stems, content_links.get(url, set()))
@@ -92,6 +95,7 @@ class MentionIndex:
 
     def count_page(self, url: str, stems: Sequence[str], linked: set[str]) -> None:
         """Count the names one page's main text mentions, and which of them it links."""
+        self._named.clear()
         for key in self.keys_in(stems):
             self.mentioned_by[key] += 1
             named = self.targets[key]
@@ -103,6 +107,7 @@ class MentionIndex:
     def uncount_page(self, url: str, stems: Sequence[str], linked: set[str]) -> None:
         """Take back what :meth:`count_page` counted for one page (a page that changed or went:
         its previous version's stems and links)."""
+        self._named.clear()
         for key in self.keys_in(stems):
             self.mentioned_by[key] -= 1
             named = self.targets[key]
@@ -127,6 +132,7 @@ class MentionIndex:
                 index.linked_by[(key, url)] = linked
             if is_self:
                 index.self_mentions.add((key, url))
+        index._named.clear()
         return index
 
     def frame(self) -> pl.DataFrame:
@@ -185,10 +191,23 @@ class MentionIndex:
         skip = set(exclude)
         best: dict[str, Mention] = {}
         for key in sorted(self.keys_in(stems), key=lambda k: (-len(k), k)):
-            for target, (phrase, kind) in self.targets[key].items():
+            for p, mention in self.named_by(key):
+                target = mention.target
                 if target in skip:
                     continue
-                p, m, n = self.probability(key, target)
                 if target not in best or p > best[target].probability:
-                    best[target] = Mention(target, phrase, kind, round(p, 6), m, n, " ".join(key))
+                    best[target] = mention
         return best
+
+    def named_by(self, key: Key) -> list[tuple[float, Mention]]:
+        """(link probability, mention) of each target the name ``key`` names (the mention holds
+        the probability rounded); kept until the next page is counted (a site's sources mention
+        the same names over and over)."""
+        found = self._named.get(key)
+        if found is None:
+            found = []
+            for target, (phrase, kind) in self.targets[key].items():
+                p, m, n = self.probability(key, target)
+                found.append((p, Mention(target, phrase, kind, round(p, 6), m, n, " ".join(key))))
+            self._named[key] = found
+        return found
