@@ -139,7 +139,7 @@ def materialize_candidate_pairs(
         written = write_partition(
             con, crawl_id, _shard_tables(rows, digest, sources), shard=shard,
             copied=_copied_sources(previous.crawl_id, sources),
-            then=[mention_counts(site.mentions.config, crawl_id, shard)],
+            then=[_mention_counts(site.mentions.config, crawl_id, shard)],
         )  # fmt: skip
     closest = sorted(rows, key=lambda r: -r.semantic_sim)[:5]
     meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": written["candidate_pairs"]}
@@ -171,7 +171,7 @@ def _shard_tables(
     }
 
 
-def mention_counts(config: MentionConfig, crawl_id: str, shard: int) -> tuple[str, SqlParams]:
+def _mention_counts(config: MentionConfig, crawl_id: str, shard: int) -> tuple[str, SqlParams]:
     """The statement that sets the shard's mention counts and link probabilities from the
     crawl's ``site_names`` (copied rows included: see ``update_candidate_mentions.sql``)."""
     params = [config.prior_single, config.prior_multi, config.strength, crawl_id, shard]

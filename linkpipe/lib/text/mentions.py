@@ -69,9 +69,8 @@ class MentionIndex:
         self.mentioned_by: dict[Key, int] = defaultdict(int)
         self.linked_by: dict[tuple[Key, str], int] = defaultdict(int)
         self.self_mentions: set[tuple[Key, str]] = set()
-        self._named: dict[
-            Key, list[tuple[float, Mention]]
-        ] = {}  # see :meth:`named_by`; emptied by counting
+        # each name's mentions with their probabilities (:meth:`named_by`); emptied by counting
+        self._named: dict[Key, list[tuple[float, Mention]]] = {}
         self._add_names(names, stop_stems)
         for url, stems in texts:
             self.count_page(url, stems, content_links.get(url, set()))

@@ -30,6 +30,12 @@ def _edit_pages(root: Path, count: int) -> list[Path]:
     return pages
 
 
+def _crawl(db: Path, base_url: str, crawl_id: str, model: str) -> None:
+    """Register a crawl of the served site (at most 80 pages) and run the graph for it."""
+    register_crawl(db, crawl_id, base_url + "/", "crawler", "", {"max_pages": 80})
+    run_graph(db, crawl_id, model, workers=1)
+
+
 def _rows(db: Path, crawl_id: str) -> list[tuple]:
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -82,12 +88,10 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
     shutil.copytree(DEMO_SITE, site_root)
     db = tmp_path / "r.duckdb"
     with serve_site(site_root) as site:
-        register_crawl(db, "c1", site.base_url + "/", "crawler", "", {"max_pages": 80})
-        run_graph(db, "c1", fake_model, workers=1)
+        _crawl(db, site.base_url, "c1", fake_model)
         edited = _edit_pages(site_root, 1)
         assert len(edited) == 1
-        register_crawl(db, "c2", site.base_url + "/", "crawler", "", {"max_pages": 80})
-        run_graph(db, "c2", fake_model, workers=1)
+        _crawl(db, site.base_url, "c2", fake_model)
     incremental = _rows(db, "c2")
     keys_before, keys_after = _keys(db, "c1"), _keys(db, "c2")
     assert None not in keys_after  # every candidate has an anchor key; labelled rows none
@@ -193,14 +197,12 @@ def test_a_name_counted_on_one_more_page_updates_copied_rows_without_computing_t
     shutil.copytree(DEMO_SITE, site_root)
     db = tmp_path / "m.duckdb"
     with serve_site(site_root) as site:
-        register_crawl(db, "c1", site.base_url + "/", "crawler", "", {"max_pages": 80})
-        run_graph(db, "c1", fake_model, workers=1)
+        _crawl(db, site.base_url, "c1", fake_model)
         key, phrase = _most_mentioned_name(db, "c1")
         page = _page_without(db, "c1", phrase)
         path = site_root / page.removeprefix(site.base_url + "/") / "index.html"
         path.write_text(path.read_text().replace("</p>", f" Compare {phrase} here.</p>", 1))
-        register_crawl(db, "c2", site.base_url + "/", "crawler", "", {"max_pages": 80})
-        run_graph(db, "c2", fake_model, workers=1)
+        _crawl(db, site.base_url, "c2", fake_model)
     counted = "SELECT mentioned_by FROM site_names WHERE crawl_id = ? AND name_key = ?"
     assert _one(db, counted, "c2", key)[0] == _one(db, counted, "c1", key)[0] + 1
     before, after = _mention_rows(db, "c1", key), _mention_rows(db, "c2", key)
