@@ -369,7 +369,7 @@ def write_partition(
     crawl_id: str,
     tables: Mapping[str, PartitionRows],
     shard: int | None = None,
-    copied: Mapping[str, CopiedRows] | None = None,
+    copied: Mapping[str, CopiedRows | Sequence[CopiedRows]] | None = None,
     then: Sequence[tuple[str, SqlParams]] = (),
 ) -> dict[str, int]:
     """Replace one partition of each given table in ONE transaction; return rows per table.
@@ -378,8 +378,9 @@ def write_partition(
     mappings, or an iterable of frames (streamed in batches, for data that does not fit in
     memory at once). Missing columns are NULL; ``crawl_id`` (and ``shard``) are set here, never
     by the caller. ``copied`` adds, per table, rows of another crawl copied by SQL (INSERT ...
-    SELECT) without passing through Python; a table named only there is replaced too. The
-    caller keeps the copied keys and the computed rows apart. ``then``: statements (SQL file
+    SELECT) without passing through Python (one or more choices of rows per table); a table
+    named only there is replaced too. The caller keeps the copied keys and the computed rows
+    apart. ``then``: statements (SQL file
     name, parameters) run after the rows are in, in the same transaction.
     """
     copied = copied or {}
@@ -388,8 +389,9 @@ def write_partition(
         with transaction(con):
             for table in [*tables, *(t for t in copied if t not in tables)]:
                 written[table] = _replace(con, table, crawl_id, tables.get(table, ()), shard)
-                if table in copied:
-                    written[table] += _copy(con, table, crawl_id, copied[table], shard)
+                choices = copied.get(table, ())
+                for copy in [choices] if isinstance(choices, CopiedRows) else choices:
+                    written[table] += _copy(con, table, crawl_id, copy, shard)
             for name, params in then:
                 execute(con, name, params)
     finally:

@@ -245,6 +245,9 @@ CREATE TABLE IF NOT EXISTS candidate_pairs (
 -- Files written before anchor reuse and mention keys: the columns are added at the end.
 ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS anchor_key VARCHAR;
 ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS mention_key VARCHAR;
+-- The row's pair digest: what the row is computed from (lib/links/source_reuse.py); a later
+-- crawl's row of the same digest is copied from this one.
+ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS pair_digest VARCHAR;
 
 -- The row digest of each source of a candidate shard: everything its candidate_pairs rows are
 -- computed from (what retrieval found and the facts of the pages involved, code, model and

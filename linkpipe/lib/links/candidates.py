@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -123,39 +123,45 @@ def candidate_rows(
     reuse: AnchorReuse | None,
     encode: EncodeFn | None = None,
     keys: Mapping[str, list[str | None]] | None = None,
+    copied: Mapping[str, Set[str]] | None = None,
 ) -> list[CandidatePair]:
     """The rows of retrieved candidates; placements of pairs whose anchor key ``reuse`` knows
-    are taken from it (``keys``: the pair keys of each source, when already computed). The sources with pairs left to place are placed a few at a time
-    (:func:`_place_groups`), the sentences their placements judge parsed in shared batches
-    (memory holds the windows of one group). A long source (see :mod:`long_sources`) is placed
-    in parts, its words encoded part by part with ``encode`` (lexically without);
-    ``word_vectors`` need not hold it."""
+    are taken from it (``keys``: the pair keys of each source, when already computed), and
+    the pairs in ``copied`` (source -> targets whose rows the caller copies) get no row. The
+    sources with pairs left to place are placed a few at a time (:func:`_place_groups`), the
+    sentences their placements judge parsed in shared batches (memory holds the windows of one
+    group). A long source (see :mod:`long_sources`) is placed in parts, its words encoded part
+    by part with ``encode`` (lexically without); ``word_vectors`` need not hold it."""
     plans = []
     for item in found:
         src = texts.get(item.source)
         pairs = keys[item.source] if keys is not None else pair_keys(site, reuse, item, src)
-        known = _known_choices(pairs, reuse)
+        skip = copied.get(item.source, frozenset()) if copied is not None else frozenset()
+        known = _known_choices(pairs, reuse, [t in skip for t in item.neighbours])
         if src is not None and is_long(src):
             known = list(_long_source_choices(site, item, src, known, encode))
-        plans.append(_Plan(item, src, pairs, known))
+        plans.append(_Plan(item, src, pairs, known, skip))
     waiting = [p for p in plans if p.src is not None and any(c is None for c in p.known)]
     for group in _place_groups(waiting):
         _place_group(site, group, word_vectors)
     rows: list[CandidatePair] = []
     for p in plans:
         choices = [() if c is None else c for c in p.known]  # no source text: no anchors
-        rows += _rows(site, p.item, choices, p.keys) + labelled_rows(site, p.item, p.src)
+        rows += _rows(site, p.item, choices, p.keys, p.skip)
+        rows += labelled_rows(site, p.item, p.src, p.skip)
     return rows
 
 
 @dataclass(slots=True)
 class _Plan:
-    """A source's retrieved pairs, their anchor keys and placements (None: still to place)."""
+    """A source's retrieved pairs, their anchor keys and placements (None: still to place;
+    ``()`` for the pairs skipped)."""
 
     item: Retrieved
     src: SourceText | None
     keys: list[str | None]
     known: list[tuple[AnchorChoice, ...] | None]
+    skip: Set[str] = frozenset()  # targets whose rows are copied: neither placed nor built
 
 
 def _place_groups(plans: list[_Plan]) -> list[list[_Plan]]:
@@ -213,13 +219,17 @@ def _placement_jobs(
 
 
 def labelled_rows(
-    site: SiteContext, item: Retrieved, src_text: SourceText | None
+    site: SiteContext,
+    item: Retrieved,
+    src_text: SourceText | None,
+    skip: Set[str] = frozenset(),
 ) -> list[CandidatePair]:
     """Rows of the pairs the source already links (``already_linked_content``), with the same
     evidence as a candidate's as far as it does not count the link itself: the name found
     inside the link counts as a title match, its link probability leaves this link out. No
-    anchors: they are labelled data for the site's weights and confidence, never suggestions."""
-    targets = list(item.linked)
+    anchors: they are labelled data for the site's weights and confidence, never suggestions.
+    The targets in ``skip`` get no row."""
+    targets = [t for t in item.linked if t not in skip]
     lexical = site.lexical_sims(item.source, targets)
     rows = []
     for target, lex in zip(targets, lexical, strict=True):
@@ -269,21 +279,32 @@ def _rows(
     item: Retrieved,
     choices: list[tuple[AnchorChoice, ...]],
     keys: list[str | None],
+    skip: Set[str] = frozenset(),
 ) -> list[CandidatePair]:
-    """The rows of a source's targets (in order) with their placements."""
-    targets = list(item.neighbours)
-    lexical = site.lexical_sims(item.source, targets)
+    """The rows of a source's targets (in order) with their placements, but those in
+    ``skip``."""
+    kept = [
+        (t, placed, key)
+        for t, placed, key in zip(item.neighbours, choices, keys, strict=True)
+        if t not in skip
+    ]
+    lexical = site.lexical_sims(item.source, [t for t, _, _ in kept])
     return [
         _pair(site, item, t, *item.neighbours[t], float(lex), placed, key)
-        for t, lex, placed, key in zip(targets, lexical, choices, keys, strict=True)
+        for (t, placed, key), lex in zip(kept, lexical, strict=True)
     ]
 
 
 def _known_choices(
-    keys: list[str | None], reuse: AnchorReuse | None
+    keys: list[str | None], reuse: AnchorReuse | None, skipped: list[bool] | None = None
 ) -> list[tuple[AnchorChoice, ...] | None]:
-    """The placements ``reuse`` knows for each key, None where they must be computed."""
-    return [reuse.take(k) if reuse is not None and k is not None else None for k in keys]
+    """The placements ``reuse`` knows for each key, None where they must be computed, ``()``
+    for the pairs ``skipped`` (their rows are copied: nothing to place)."""
+    skipped = skipped or [False] * len(keys)
+    return [
+        () if skip else reuse.take(k) if reuse is not None and k is not None else None
+        for k, skip in zip(keys, skipped, strict=True)
+    ]
 
 
 def _pair(

@@ -23,15 +23,18 @@ co-citation only when the linking page links both, and a name counted on one mor
 changes no row's digest (it changes the row's counts, which the write sets). Retrieval's
 choice of names does read the counts (the strongest names by link probability become
 candidates), and what it chose is part of the digest. A source whose row digest equals the one the previous
-crawl stored copies that crawl's rows; every other source is computed (its anchors still
-reused pair by pair, see :mod:`anchor_reuse`). With TF-IDF statistics kept between crawls
-(``site_models``) an unchanged page keeps its TF-IDF row.
+crawl stored copies that crawl's rows. The row digest is made of one *pair digest* per row
+(the source's part and the target's, stored as ``candidate_pairs.pair_digest``): a source
+whose row digest changed copies the previous crawl's rows of the pairs whose pair digest it
+stored (a row reads nothing of the source's other pairs), and only the others are computed
+(their anchors still reused pair by pair, see :mod:`anchor_reuse`). With TF-IDF statistics
+kept between crawls (``site_models``) an unchanged page keeps its TF-IDF row.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 
 from linkpipe.lib.hashing import library_code_digest
 from linkpipe.lib.links import anchor_reuse
@@ -43,19 +46,27 @@ from linkpipe.lib.text.mentions import Mention
 
 
 class SourceReuse:
-    """Row digests of this crawl's sources, and the previous crawl's by source."""
+    """Row and pair digests of this crawl's sources, and the previous crawl's."""
 
     def __init__(
-        self, settings: str, pages: Mapping[str, str], previous: Mapping[str, str] | None = None
+        self,
+        settings: str,
+        pages: Mapping[str, str],
+        previous: Mapping[str, str] | None = None,
+        previous_pairs: Mapping[str, Set[str]] | None = None,
     ) -> None:
         """``settings``: the model, anchor mode, stage settings and site-wide facts (TF-IDF
         statistics, ubiquitous words), as one string; ``pages``: the digest of each page's
-        stored facts (``select_page_fact_digests.sql``)."""
+        stored facts (``select_page_fact_digests.sql``); ``previous``: the previous crawl's row
+        digest of each source, ``previous_pairs``: its pair digests of each source."""
         self.salt = f"{library_code_digest()}|{settings}"
         self.pages = pages
         self.previous = dict(previous or {})
+        self.previous_pairs = previous_pairs or {}
         self.digests: dict[str, str] = {}
+        self.pairs: dict[str, dict[str, str]] = {}  # source -> target -> pair digest
         self.kept: list[str] = []  # sources whose previous rows are this crawl's
+        self.kept_pairs: list[str] = []  # pair digests of the computed sources' copied rows
         self._targets: dict[str, bytes] = {}  # see :meth:`_target_facts`
 
     def split(
@@ -72,18 +83,37 @@ class SourceReuse:
                 todo.append(item)
         return todo
 
+    def copied_targets(self, source: str) -> frozenset[str]:
+        """The targets of a computed source whose pair digest the previous crawl stored for
+        it: their rows are copied (their digests added to :attr:`kept_pairs`)."""
+        before = self.previous_pairs.get(source)
+        if not before:
+            return frozenset()
+        same = {t: d for t, d in self.pairs.get(source, {}).items() if d in before}
+        self.kept_pairs.extend(same.values())
+        return frozenset(same)
+
     def digest(self, site: SiteContext, item: Retrieved, src: SourceText | None) -> str:
-        """The row digest of a retrieved source (remembered in :attr:`digests`)."""
-        h = hashlib.sha1(self.salt.encode())
-        h.update(anchor_reuse.source_key(src).encode() if src is not None else b"no text")
-        h.update(
+        """The row digest of a retrieved source (remembered in :attr:`digests`), made of the
+        digest of each of its pairs (remembered in :attr:`pairs`)."""
+        head = hashlib.sha1(self.salt.encode())
+        head.update(anchor_reuse.source_key(src).encode() if src is not None else b"no text")
+        head.update(
             f"|{item.source}={self.pages.get(item.source, '')}".encode("utf-8", "surrogatepass")
         )
-        for target, found in (*item.neighbours.items(), *item.linked.items()):
-            h.update(self._target_facts(site, target))
-            pair = (found, graph_signals(site, item.source, target), _name(item.named.get(target)))
-            h.update(repr(pair).encode("utf-8", "surrogatepass"))
-        self.digests[item.source] = h.hexdigest()[:32]
+        pairs: dict[str, str] = {}
+        whole = head.copy()
+        for kind, found_in in (("candidate", item.neighbours), ("linked", item.linked)):
+            for target, found in found_in.items():
+                h = head.copy()
+                h.update(self._target_facts(site, target))
+                signals = graph_signals(site, item.source, target)
+                pair = (kind, found, signals, _name(item.named.get(target)))
+                h.update(repr(pair).encode("utf-8", "surrogatepass"))
+                pairs[target] = h.hexdigest()[:32]
+                whole.update(pairs[target].encode())
+        self.pairs[item.source] = pairs
+        self.digests[item.source] = whole.hexdigest()[:32]
         return self.digests[item.source]
 
     def _target_facts(self, site: SiteContext, target: str) -> bytes:

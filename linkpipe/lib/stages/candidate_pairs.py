@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText
 from linkpipe.lib.links.candidates import candidate_rows, pair_keys
 from linkpipe.lib.links.long_sources import is_long
-from linkpipe.lib.links.retrieval import CandidateLimits, retrieve
+from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair, StoredPlacements, records
 from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
 from linkpipe.lib.links.site_context import SiteContext
@@ -132,7 +132,7 @@ def materialize_candidate_pairs(
     encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
     known = AnchorReuse(model, encode is not None, previous.placements)
     settings = f"{model}|{known.semantic}|{k}|{config}|{terms}|{site.ubiquitous_digest}"
-    sources = SourceReuse(settings, pages, previous.digests)
+    sources = SourceReuse(settings, pages, previous.digests, previous.pairs)
     parses = ParseCache(db_path)
     rows = shard_candidates(site, ann, texts, shard, encode, k, known, parses, sources)
     with open_db(db_path) as con:
@@ -143,7 +143,8 @@ def materialize_candidate_pairs(
         )  # fmt: skip
     closest = sorted(rows, key=lambda r: -r.semantic_sim)[:5]
     meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": written["candidate_pairs"]}
-    meta |= {"sources_copied": len(sources.kept), "copied_from": ""}
+    meta |= {"sources_copied": len(sources.kept), "pairs_copied": len(sources.kept_pairs)}
+    meta |= {"copied_from": ""}
     meta |= {"anchors_reused": known.reused, "reused_from": previous.crawl_id or ""}
     meta |= {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
     return StageResult(
@@ -163,9 +164,13 @@ def _page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> tuple[dict[s
 def _shard_tables(
     rows: list[CandidatePair], digest: str, sources: SourceReuse
 ) -> dict[str, PartitionRows]:
-    """The computed rows of a shard, its inputs digest and its sources' row digests."""
+    """The computed rows of a shard with their pair digests, its inputs digest and its
+    sources' row digests."""
+    pairs = records(rows)
+    for row, pair in zip(rows, pairs, strict=True):
+        pair["pair_digest"] = sources.pairs.get(row.source_url, {}).get(row.target_url)
     return {
-        "candidate_pairs": records(rows),
+        "candidate_pairs": pairs,
         "candidate_inputs": [{"digest": digest}],
         "candidate_sources": [{"source_url": s, "digest": d} for s, d in sources.digests.items()],
     }
@@ -178,11 +183,17 @@ def _mention_counts(config: MentionConfig, crawl_id: str, shard: int) -> tuple[s
     return "write/update_candidate_mentions", params
 
 
-def _copied_sources(previous: str | None, sources: SourceReuse) -> dict[str, CopiedRows]:
-    """The previous crawl's rows of the sources whose row digest is unchanged."""
-    if previous is None or not sources.kept:
+def _copied_sources(previous: str | None, sources: SourceReuse) -> dict[str, Sequence[CopiedRows]]:
+    """The previous crawl's rows of the sources whose row digest is unchanged, and those of
+    the other sources' pairs whose pair digest is."""
+    if previous is None:
         return {}
-    return {"candidate_pairs": CopiedRows(previous, sources.kept, "source_url")}
+    return {
+        "candidate_pairs": [
+            CopiedRows(previous, sources.kept, "source_url"),
+            CopiedRows(previous, sources.kept_pairs, "pair_digest"),
+        ]
+    }
 
 
 def stored_config_text(db_path: str | Path, crawl_id: str) -> str:
@@ -241,26 +252,32 @@ def copy_unchanged_shard(
 @dataclass(frozen=True)
 class _Previous:
     """What a shard may reuse of the previous crawl (``crawl_id``; None: there is none): its
-    placements by anchor key and its sources' row digests."""
+    placements by anchor key, its sources' row digests and their pair digests."""
 
     crawl_id: str | None
     placements: Mapping[str, tuple[AnchorChoice, ...]]
     digests: dict[str, str]
+    pairs: dict[str, set[str]]
 
 
-_NO_PREVIOUS = _Previous(None, {}, {})
+_NO_PREVIOUS = _Previous(None, {}, {}, {})
 
 
 def _previous_rows(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) -> _Previous:
-    """Placements by anchor key and row digests by source of the shard in the previous crawl."""
+    """Placements by anchor key, row digests and pair digests by source of the shard in the
+    previous crawl."""
     found = fetch_dicts(con, "read/select_previous_candidates_crawl", [crawl_id, shard])
     if not found:
         return _NO_PREVIOUS
     previous = found[0]["crawl_id"]
     rows = con.execute(load_sql("read/select_shard_placements"), [previous, shard]).fetchall()
     digests = fetch_dicts(con, "read/select_shard_source_digests", [previous, shard])
+    pairs: dict[str, set[str]] = defaultdict(set)
+    query = load_sql("read/select_shard_pair_digests")
+    for source, pair in con.execute(query, [previous, shard]).fetchall():
+        pairs[source].add(pair)
     return _Previous(
-        previous, StoredPlacements(rows), {r["source_url"]: r["digest"] for r in digests}
+        previous, StoredPlacements(rows), {r["source_url"]: r["digest"] for r in digests}, pairs
     )
 
 
@@ -296,19 +313,30 @@ def shard_candidates(
     for i in range(0, len(sources), SOURCE_BATCH):
         found = retrieve(site, sources[i : i + SOURCE_BATCH], texts, ann, limits)
         found = kept.split(site, found, texts) if kept is not None else found
+        copied = {f.source: kept.copied_targets(f.source) for f in found} if kept else {}
         keys = {f.source: pair_keys(site, reuse, f, texts[f.source]) for f in found}
         new = [
             f.source
             for f in found
             if not is_long(texts[f.source])  # encoded part by part (bounded memory)
-            and (reuse is None or not reuse.covers(keys[f.source]))
+            and not _all_known(reuse, f, keys[f.source], copied.get(f.source, frozenset()))
         ]
         vectors = encode_sources({u: texts[u] for u in new}, encode) if encode and new else None
         if parses is not None:
             parses.load(texts[u] for u in new)
-        rows += candidate_rows(site, found, texts, vectors, reuse, encode, keys)
+        rows += candidate_rows(site, found, texts, vectors, reuse, encode, keys, copied)
         if parses is not None:
             parses.store(texts[f.source] for f in found)
         done = min(i + SOURCE_BATCH, len(sources))
         progress.report(f"candidates shard {shard}", done, len(sources))
     return rows
+
+
+def _all_known(
+    reuse: AnchorReuse | None, found: Retrieved, keys: list[str | None], copied: Set[str]
+) -> bool:
+    """Whether ``reuse`` knows the placements of every pair of the source whose row is not
+    ``copied`` (then its words are not encoded)."""
+    if reuse is None:
+        return False
+    return reuse.covers(k for k, t in zip(keys, found.neighbours, strict=True) if t not in copied)

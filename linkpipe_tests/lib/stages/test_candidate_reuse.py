@@ -70,16 +70,15 @@ def _one(db: Path, sql: str, *params: object) -> tuple:
 
 
 def _copied_pairs(db: Path, crawl_id: str, previous: str) -> int:
-    """Candidate pairs (labelled rows aside) of the sources whose row digest is unchanged."""
+    """Candidate pairs (labelled rows aside) whose pair digest is one of ``previous``'s: the
+    rows copied, with their source or alone."""
     return _one(
         db,
         """SELECT count(*) FROM candidate_pairs p
-           JOIN candidate_sources a ON a.crawl_id = p.crawl_id AND a.source_url = p.source_url
-           JOIN candidate_sources b ON b.crawl_id = ? AND b.source_url = a.source_url
-                                   AND b.digest = a.digest
-           WHERE p.crawl_id = ? AND NOT p.already_linked_content""",
-        previous,
+           WHERE p.crawl_id = ? AND NOT p.already_linked_content
+             AND p.pair_digest IN (SELECT pair_digest FROM candidate_pairs WHERE crawl_id = ?)""",
         crawl_id,
+        previous,
     )[0]
 
 
@@ -110,19 +109,23 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
         assert result.meta["anchors_reused"] == 0 and result.meta["sources_copied"] == 0
     assert _rows(db, "c2") == incremental  # recomputed from scratch: the very same rows
 
-    reused = copied = 0
+    reused = copied = pairs = 0
     for shard in range(DEFAULT_SHARDS):
         result = materialize_candidate_pairs(db, "c2", shard, fake_model)
         assert result.meta["reused_from"] == "c1"
         assert result.meta["copied_from"] == ""  # pages changed: no shard is copied whole
         reused += result.meta["anchors_reused"]
         copied += result.meta["sources_copied"]
+        pairs += result.meta["pairs_copied"]
     sources = _one(
         db, "SELECT count(DISTINCT source_url) FROM candidate_pairs WHERE crawl_id = 'c2'"
     )[0]
-    print(f"sources copied {copied} of {sources}; anchors reused {reused} of {len(shared)}")
+    print(f"sources copied {copied} of {sources}; pairs of the others copied {pairs}")
+    print(f"anchors reused {reused} of {len(shared)}")
     assert 0 < copied < sources  # the sources near an edited page are computed, the rest copied
-    # every unchanged pair's anchors come from c1: in a copied source's rows or reused by key
+    # a computed source copies the rows of its pairs that did not change, computes the others
+    assert pairs > 0 and reused > 0
+    # every unchanged pair's anchors come from c1: in a copied row or reused by key
     assert reused + _copied_pairs(db, "c2", "c1") == len(shared)
     assert _rows(db, "c2") == incremental
 
@@ -152,6 +155,35 @@ def test_an_unchanged_site_copies_every_shard_and_the_copy_equals_a_recomputatio
     # another model is another input: nothing to copy
     other = materialize_candidate_pairs(db, "c2", 0, fake_model, k=7)
     assert other.meta["copied_from"] == ""
+
+
+def test_an_added_link_recomputes_the_pairs_it_changes_and_copies_the_rest(tmp_path, fake_model):
+    site_root = tmp_path / "site"
+    shutil.copytree(DEMO_SITE, site_root)
+    db = tmp_path / "l.duckdb"
+    page = site_root / "blog" / "brief-writers-love" / "index.html"
+    with serve_site(site_root) as site:
+        _crawl(db, site.base_url, "c1", fake_model)
+        link = '<p>Pruning old posts is its own craft: <a href="/guides/content-pruning/">'
+        page.write_text(page.read_text().replace("<p>", link + "retire thin pages</a>.</p><p>", 1))
+        _crawl(db, site.base_url, "c2", fake_model)
+    target = f"{site.base_url}/guides/content-pruning/"
+    incremental = _rows(db, "c2")
+    # the new anchor names the target: every earlier pair with it reads a new target key, so
+    # none of them is copied, while pairs elsewhere are
+    moved = _one(
+        db,
+        """SELECT count(*) FILTER (WHERE p.pair_digest IN (SELECT pair_digest
+                                     FROM candidate_pairs WHERE crawl_id = 'c1')),
+                  count(*)
+           FROM candidate_pairs p WHERE p.crawl_id = 'c2' AND p.target_url = ?""",
+        target,
+    )
+    assert moved[1] > 0 and moved[0] == 0
+    assert _copied_pairs(db, "c2", "c1") > 0
+    for shard in range(DEFAULT_SHARDS):
+        materialize_candidate_pairs(db, "c2", shard, fake_model, reuse=False)
+    assert _rows(db, "c2") == incremental  # the very rows of a recomputation from scratch
 
 
 def _most_mentioned_name(db: Path, crawl_id: str) -> tuple[str, str]:
