@@ -18,7 +18,7 @@ from linkpipe.lib.links.anchors import (
 )
 from linkpipe.lib.links.site_models import SiteModels, SitePage, build_site_models, page_names
 from linkpipe.lib.text.lexical import phrase_key
-from linkpipe.lib.text.tfidf import pair_cosines
+from linkpipe.lib.text.tfidf import row_cosines
 
 SINGLE_WORD_ANCHOR_PROBABILITY = 0.3  # a one-word name is an anchor when linked this often
 PROFILE_TERMS = 40  # weighted terms of a target profile
@@ -95,6 +95,6 @@ class SiteContext:
         rows = self.models.tfidf.row_of
         if source not in rows:
             return np.zeros(len(targets))
-        pairs = [(rows[source], rows[t]) for t in targets if t in rows]
-        sims = iter(pair_cosines(self.models.tfidf.matrix, pairs))
+        found = [rows[t] for t in targets if t in rows]
+        sims = iter(row_cosines(self.models.tfidf.matrix, rows[source], found).tolist())
         return np.array([next(sims) if t in rows else 0.0 for t in targets])

@@ -156,14 +156,17 @@ def _empty_model(urls: Sequence[str]) -> TfidfModel:
     )
 
 
-def pair_cosines(matrix: sparse.csr_matrix, pairs: Iterable[tuple[int, int]]) -> np.ndarray:
-    """Cosine similarity of TF-IDF rows for each (i, j) pair."""
-    pairs = list(pairs)
-    if not pairs:
+def row_cosines(matrix: sparse.csr_matrix, row: int, others: Sequence[int]) -> np.ndarray:
+    """Cosine similarity of TF-IDF row ``row`` with each of the rows ``others`` (rows are unit
+    length): one row selection and one sparse product against the row made dense, not a
+    product matrix per pair (each sum runs over the other row's terms in term order, as an
+    element-wise product's would: the terms the row lacks add exact zeros)."""
+    if not len(others):
         return np.zeros(0)
-    a = matrix[[i for i, _ in pairs]]
-    b = matrix[[j for _, j in pairs]]
-    return np.asarray(a.multiply(b).sum(axis=1)).ravel()
+    dense = np.zeros(matrix.shape[1], dtype=matrix.dtype)
+    lo, hi = matrix.indptr[row], matrix.indptr[row + 1]
+    dense[matrix.indices[lo:hi]] = matrix.data[lo:hi]
+    return np.asarray(matrix[list(others)] @ dense, dtype=np.float64).ravel()
 
 
 def model_frames(model: TfidfModel) -> tuple[pl.DataFrame, pl.DataFrame]:

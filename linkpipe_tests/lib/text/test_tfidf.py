@@ -10,7 +10,7 @@ from linkpipe.lib.text.tfidf import (
     merge_rows,
     model_frames,
     model_from_frames,
-    pair_cosines,
+    row_cosines,
     statistics_from_frame,
     transform_model,
 )
@@ -77,8 +77,21 @@ def test_round_trip_through_tables_is_exact() -> None:
     assert np.array_equal(again.idf, model.idf)
     for row in (0, 17, 149):
         assert again.top_terms(row, 40) == model.top_terms(row, 40)
-    pairs = [(0, 1), (3, 9)]
-    assert np.array_equal(pair_cosines(again.matrix, pairs), pair_cosines(model.matrix, pairs))
+    assert np.array_equal(
+        row_cosines(again.matrix, 3, [1, 9]), row_cosines(model.matrix, 3, [1, 9])
+    )
+
+
+def test_row_cosines_are_the_cosines_of_the_rows() -> None:
+    model = _fit({f"/p{i}": t for i, t in enumerate(zipf_corpus(60, seed=3))})
+    dense = model.matrix.toarray()
+    others = [0, 5, 5, 59, 7]
+    got = row_cosines(model.matrix, 5, others)
+    assert got == pytest.approx(dense[others] @ dense[5], abs=1e-12)
+    assert got[1] == pytest.approx(1.0) and got[1] == got[2]  # the row itself, twice
+    apart = _fit({"/a": "layers masks brushes", "/b": "kernels drivers modules"})
+    assert row_cosines(apart.matrix, 0, [1]).tolist() == [0.0]  # no term shared
+    assert row_cosines(model.matrix, 5, []).shape == (0,)
 
 
 def test_stems_of_more_than_half_the_pages_keep_their_document_frequency() -> None:
