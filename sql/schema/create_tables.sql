@@ -259,6 +259,11 @@ CREATE TABLE IF NOT EXISTS candidate_sources (
     source_url VARCHAR NOT NULL,
     digest VARCHAR NOT NULL
 );
+-- The source's gate digest and the name keys its text holds (lib/links/source_gate.py): a
+-- later crawl's source whose gate digest is this one, and none of whose targets changed, is
+-- copied without retrieval.
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS gate_digest VARCHAR;
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS name_keys VARCHAR[];
 
 -- The digest of everything a shard's candidate_pairs rows were computed from (site pages,
 -- embeddings, links, the shard's sentences, settings, model, code): a later crawl of the same

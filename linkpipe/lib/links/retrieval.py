@@ -57,6 +57,34 @@ class Retrieved:
     linked: dict[str, float] = field(default_factory=dict)  # labelled pairs: target -> sim
 
 
+@dataclass(frozen=True)
+class Searched:
+    """What the two indexes found for a batch of sources (the first step of :func:`retrieve`):
+    each source's embedding hits, best first (similarities and ANN rows, as deep as the batch's
+    most linked source needs) and TF-IDF neighbours."""
+
+    sources: list[str]
+    query: np.ndarray  # the sources' vectors
+    sims: np.ndarray
+    ids: np.ndarray
+    lexical: list[list[str]]
+
+
+def search(
+    site: SiteContext, sources: list[str], ann: AnnIndex, limits: CandidateLimits
+) -> Searched:
+    """The embedding and TF-IDF neighbours of the sources (those of the site), in one batch."""
+    sources = [s for s in sources if s in site.row_of]
+    if not sources:
+        return Searched([], np.zeros((0, 1)), np.zeros((0, 0)), np.zeros((0, 0), np.int64), [])
+    query = site.vectors[[site.row_of[s] for s in sources]]
+    # Already-linked pages do not use up the k places: search deeper for pages that link a lot.
+    most_linked = max(len(site.content_links.get(s, ())) for s in sources)
+    sims, ids = ann.search(query, min(limits.k + 1 + most_linked, limits.k + 1 + 200))
+    lexical = tfidf_neighbours(site, sources, limits.k_lexical + 1 + most_linked)
+    return Searched(sources, query, sims, ids, lexical)
+
+
 def retrieve(
     site: SiteContext,
     sources: list[str],
@@ -68,27 +96,32 @@ def retrieve(
     embedding, ``k_lexical`` nearest by TF-IDF and the ``k_mention`` pages it names most
     convincingly (title, H1 or known anchor, by link probability); pages the source already
     links to in its content are skipped."""
-    sources = [s for s in sources if s in site.row_of]
-    if not sources:
-        return []
-    query = site.vectors[[site.row_of[s] for s in sources]]
-    # Already-linked pages do not use up the k places: search deeper for pages that link a lot.
-    most_linked = max(len(site.content_links.get(s, ())) for s in sources)
-    sims, ids = ann.search(query, min(limits.k + 1 + most_linked, limits.k + 1 + 200))
-    lexical_top = tfidf_neighbours(site, sources, limits.k_lexical + 1 + most_linked)
-    found = []
-    for qi, source in enumerate(sources):
-        src_text = texts.get(source)
-        named = named_targets(site, source, src_text) if src_text is not None else {}
-        neighbours = semantic_neighbours(site, source, ann, sims[qi], ids[qi], limits)
-        for target in other_targets(site, source, lexical_top[qi], named, limits):
-            if target not in neighbours:
-                sim = float(query[qi] @ site.vectors[site.row_of[target]])
-                neighbours[target] = (0, sim)
-        hits = (sims[qi], ids[qi])
-        linked = linked_neighbours(site, source, ann, hits, lexical_top[qi], named, limits)
-        found.append(Retrieved(source, neighbours, named, linked))
-    return found
+    found = search(site, sources, ann, limits)
+    return [
+        gather(site, found, qi, named_targets(site, s, texts[s]) if s in texts else {}, ann, limits)
+        for qi, s in enumerate(found.sources)
+    ]
+
+
+def gather(
+    site: SiteContext,
+    found: Searched,
+    qi: int,
+    named: dict[str, Mention],
+    ann: AnnIndex,
+    limits: CandidateLimits,
+) -> Retrieved:
+    """The candidate targets of the ``qi``-th source of a search, ``named``: the targets its
+    text names (:func:`named_targets`)."""
+    source = found.sources[qi]
+    neighbours = semantic_neighbours(site, source, ann, found.sims[qi], found.ids[qi], limits)
+    for target in other_targets(site, source, found.lexical[qi], named, limits):
+        if target not in neighbours:
+            sim = float(found.query[qi] @ site.vectors[site.row_of[target]])
+            neighbours[target] = (0, sim)
+    hits = (found.sims[qi], found.ids[qi])
+    linked = linked_neighbours(site, source, ann, hits, found.lexical[qi], named, limits)
+    return Retrieved(source, neighbours, named, linked)
 
 
 def linked_neighbours(

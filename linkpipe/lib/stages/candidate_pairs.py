@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass
+from collections.abc import Sequence, Set
 from pathlib import Path
 
 import duckdb
@@ -23,15 +22,23 @@ import numpy as np
 
 from linkpipe.lib import progress
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
-from linkpipe.lib.links.anchors import AnchorChoice, SourceText
+from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import candidate_rows, pair_keys
 from linkpipe.lib.links.long_sources import is_long
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
-from linkpipe.lib.links.rows import CandidatePair, StoredPlacements, records
+from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
 from linkpipe.lib.links.site_context import SiteContext
+from linkpipe.lib.links.source_gate import SiteChanges, SourceGate, keys_digest, retrieve_ungated
 from linkpipe.lib.links.source_reuse import SourceReuse
 from linkpipe.lib.stages.ann_index import load_ann_index
+from linkpipe.lib.stages.candidate_previous import (
+    NO_PREVIOUS,
+    PreviousShard,
+    page_digests,
+    previous_shard,
+    site_changes,
+)
 from linkpipe.lib.stages.common import StageResult, figures_digest, input_figures, preview
 from linkpipe.lib.stages.link_graph import load_existing_links
 from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached, load_crawl_vectors
@@ -42,7 +49,6 @@ from linkpipe.lib.storage import (
     PartitionRows,
     SqlParams,
     fetch_dicts,
-    load_sql,
     one_connection,
     open_db,
     stored_config,
@@ -127,23 +133,26 @@ def materialize_candidate_pairs(
         ann = load_ann_index(db_path, crawl_id)
         with open_db(db_path) as con:
             texts = _source_texts(con, crawl_id, shard)
-            previous = _previous_rows(con, crawl_id, shard) if reuse else _NO_PREVIOUS
-            pages, terms = _page_digests(con, crawl_id)
+            previous = previous_shard(con, crawl_id, shard) if reuse else NO_PREVIOUS
+            pages, terms = page_digests(con, crawl_id), _terms_digest(con, crawl_id)
     encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
     known = AnchorReuse(model, encode is not None, previous.placements)
     settings = f"{model}|{known.semantic}|{k}|{config}|{terms}|{site.ubiquitous_digest}"
     sources = SourceReuse(settings, pages, previous.digests, previous.pairs)
+    with open_db(db_path) as con:
+        gate = _source_gate(con, crawl_id, previous, sources, site, CandidateLimits(k=k))
     parses = ParseCache(db_path)
-    rows = shard_candidates(site, ann, texts, shard, encode, k, known, parses, sources)
+    rows = shard_candidates(site, ann, texts, shard, encode, k, known, parses, sources, gate)
     with open_db(db_path) as con:
         written = write_partition(
-            con, crawl_id, _shard_tables(rows, digest, sources), shard=shard,
-            copied=_copied_sources(previous.crawl_id, sources),
+            con, crawl_id, _shard_tables(rows, digest, sources, gate), shard=shard,
+            copied=_copied_sources(previous.crawl_id, sources, gate),
             then=[_mention_counts(site.mentions.config, crawl_id, shard)],
         )  # fmt: skip
     closest = sorted(rows, key=lambda r: -r.semantic_sim)[:5]
     meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": written["candidate_pairs"]}
-    meta |= {"sources_copied": len(sources.kept), "pairs_copied": len(sources.kept_pairs)}
+    meta |= {"sources_copied": len(sources.kept) + len(gate.quiet)}
+    meta |= {"sources_quiet": len(gate.quiet), "pairs_copied": len(sources.kept_pairs)}
     meta |= {"copied_from": ""}
     meta |= {"anchors_reused": known.reused, "reused_from": previous.crawl_id or ""}
     meta |= {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
@@ -154,25 +163,46 @@ def materialize_candidate_pairs(
     )
 
 
-def _page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> tuple[dict[str, str], str]:
-    """The digest of each page's stored facts, and that of the site's TF-IDF statistics."""
-    rows = fetch_dicts(con, "read/select_page_fact_digests", [crawl_id])
-    terms = fetch_dicts(con, "read/select_site_terms_digest", [crawl_id])[0]["digest"]
-    return {r["url"]: r["digest"] for r in rows}, terms
+def _terms_digest(con: duckdb.DuckDBPyConnection, crawl_id: str) -> str:
+    """The digest of the site's TF-IDF statistics."""
+    return str(fetch_dicts(con, "read/select_site_terms_digest", [crawl_id])[0]["digest"])
+
+
+def _source_gate(
+    con: duckdb.DuckDBPyConnection,
+    crawl_id: str,
+    previous: PreviousShard,
+    sources: SourceReuse,
+    site: SiteContext,
+    limits: CandidateLimits,
+) -> SourceGate:
+    """The shard's :class:`SourceGate`: the row digests' salt with the site's name keys, the
+    previous crawl's gate digests, name keys and targets, and what changed since (closed,
+    computing digests only, without a previous crawl)."""
+    salt = f"{sources.salt}|names:{keys_digest(site.mentions.targets)}"
+    if previous.crawl_id is None:
+        return SourceGate(salt, SiteChanges(frozenset(), frozenset()), limits, open=False)
+    changes = site_changes(con, crawl_id, previous.crawl_id, sources.pages, site.mentions.config)
+    return SourceGate(salt, changes, limits, previous.gates, previous.keys, previous.targets)
 
 
 def _shard_tables(
-    rows: list[CandidatePair], digest: str, sources: SourceReuse
+    rows: list[CandidatePair], digest: str, sources: SourceReuse, gate: SourceGate
 ) -> dict[str, PartitionRows]:
-    """The computed rows of a shard with their pair digests, its inputs digest and its
-    sources' row digests."""
+    """The computed rows of a shard with their pair digests, its inputs digest and the row
+    digest, gate digest and name keys of each source retrieved."""
     pairs = records(rows)
     for row, pair in zip(rows, pairs, strict=True):
         pair["pair_digest"] = sources.pairs.get(row.source_url, {}).get(row.target_url)
+    digests = [
+        {"source_url": s, "digest": d, "gate_digest": gate.computed.get(s, ("", []))[0],
+         "name_keys": gate.computed.get(s, ("", []))[1]}
+        for s, d in sources.digests.items()
+    ]  # fmt: skip
     return {
         "candidate_pairs": pairs,
         "candidate_inputs": [{"digest": digest}],
-        "candidate_sources": [{"source_url": s, "digest": d} for s, d in sources.digests.items()],
+        "candidate_sources": digests,
     }
 
 
@@ -183,16 +213,20 @@ def _mention_counts(config: MentionConfig, crawl_id: str, shard: int) -> tuple[s
     return "write/update_candidate_mentions", params
 
 
-def _copied_sources(previous: str | None, sources: SourceReuse) -> dict[str, Sequence[CopiedRows]]:
-    """The previous crawl's rows of the sources whose row digest is unchanged, and those of
-    the other sources' pairs whose pair digest is."""
+def _copied_sources(
+    previous: str | None, sources: SourceReuse, gate: SourceGate
+) -> dict[str, Sequence[CopiedRows]]:
+    """The previous crawl's rows of the quiet sources and of those whose row digest is
+    unchanged, those of the other sources' pairs whose pair digest is, and the quiet sources'
+    stored digests."""
     if previous is None:
         return {}
     return {
         "candidate_pairs": [
-            CopiedRows(previous, sources.kept, "source_url"),
+            CopiedRows(previous, [*sources.kept, *gate.quiet], "source_url"),
             CopiedRows(previous, sources.kept_pairs, "pair_digest"),
-        ]
+        ],
+        "candidate_sources": [CopiedRows(previous, gate.quiet, "source_url")],
     }
 
 
@@ -249,38 +283,6 @@ def copy_unchanged_shard(
     return StageResult(written, [], meta | {"copied_from": previous, "anchors_reused": 0})
 
 
-@dataclass(frozen=True)
-class _Previous:
-    """What a shard may reuse of the previous crawl (``crawl_id``; None: there is none): its
-    placements by anchor key, its sources' row digests and their pair digests."""
-
-    crawl_id: str | None
-    placements: Mapping[str, tuple[AnchorChoice, ...]]
-    digests: dict[str, str]
-    pairs: dict[str, set[str]]
-
-
-_NO_PREVIOUS = _Previous(None, {}, {}, {})
-
-
-def _previous_rows(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) -> _Previous:
-    """Placements by anchor key, row digests and pair digests by source of the shard in the
-    previous crawl."""
-    found = fetch_dicts(con, "read/select_previous_candidates_crawl", [crawl_id, shard])
-    if not found:
-        return _NO_PREVIOUS
-    previous = found[0]["crawl_id"]
-    rows = con.execute(load_sql("read/select_shard_placements"), [previous, shard]).fetchall()
-    digests = fetch_dicts(con, "read/select_shard_source_digests", [previous, shard])
-    pairs: dict[str, set[str]] = defaultdict(set)
-    query = load_sql("read/select_shard_pair_digests")
-    for source, pair in con.execute(query, [previous, shard]).fetchall():
-        pairs[source].add(pair)
-    return _Previous(
-        previous, StoredPlacements(rows), {r["source_url"]: r["digest"] for r in digests}, pairs
-    )
-
-
 def anchor_encoder(db_path: str | Path, embedder: Embedder, shard: int) -> EncodeFn:
     """Word vectors for semantic anchors, cached in the database by text."""
 
@@ -300,18 +302,24 @@ def shard_candidates(
     reuse: AnchorReuse | None = None,
     parses: ParseCache | None = None,
     kept: SourceReuse | None = None,
+    gate: SourceGate | None = None,
 ) -> list[CandidatePair]:
     """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time; anchors are
     placed semantically with ``encode`` (the words of a batch's sources embedded in one call;
     a long source's part by part), lexically without. Sources whose row digest ``kept`` knows
     from the previous crawl get no rows here (``kept.kept``: the caller copies theirs); sources
     all of whose pairs ``reuse`` knows are not encoded at all; the sentence parses of the
-    others are read from and added to ``parses``."""
+    others are read from and added to ``parses``. With ``gate`` (and ``kept``), the sources it
+    finds quiet are not even retrieved (``gate.quiet``: the caller copies their rows)."""
     sources = sorted(texts)
     limits = CandidateLimits(k=k)
     rows: list[CandidatePair] = []
     for i in range(0, len(sources), SOURCE_BATCH):
-        found = retrieve(site, sources[i : i + SOURCE_BATCH], texts, ann, limits)
+        batch = sources[i : i + SOURCE_BATCH]
+        if gate is not None and kept is not None:
+            found = retrieve_ungated(site, batch, texts, ann, limits, gate, kept.pages)
+        else:
+            found = retrieve(site, batch, texts, ann, limits)
         found = kept.split(site, found, texts) if kept is not None else found
         copied = {f.source: kept.copied_targets(f.source) for f in found} if kept else {}
         keys = {f.source: pair_keys(site, reuse, f, texts[f.source]) for f in found}

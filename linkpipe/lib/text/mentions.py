@@ -187,9 +187,13 @@ class MentionIndex:
     def mentions_in(self, stems: Sequence[str], exclude: Iterable[str] = ()) -> dict[str, Mention]:
         """The best-evidenced mention of each target named in a source's stems; between names of
         equal probability the longest (then the first in order) wins, the same on every run."""
+        return self.mentions_of(self.keys_in(stems), exclude)
+
+    def mentions_of(self, keys: Iterable[Key], exclude: Iterable[str] = ()) -> dict[str, Mention]:
+        """:meth:`mentions_in` for the name keys a source's stems hold (:meth:`keys_in`)."""
         skip = set(exclude)
         best: dict[str, Mention] = {}
-        for key in sorted(self.keys_in(stems), key=lambda k: (-len(k), k)):
+        for key in sorted(keys, key=lambda k: (-len(k), k)):
             for p, mention in self.named_by(key):
                 target = mention.target
                 if target in skip:

@@ -1,0 +1,212 @@
+"""Sources no change can reach: their rows are copied before anything else is done for them.
+
+A source's row digest (:mod:`source_reuse`) needs its retrieval done, its text tokenised and
+every pair's facts read. Most sources of a nightly refresh are copied all the same, so the
+shard first asks, right after the batch's index search, whether anything the digest reads
+can differ from the previous crawl's. A source is *quiet* when:
+
+* its *gate digest* is the one the previous crawl stored: the row digest's salt (code,
+  model, settings, TF-IDF statistics, ubiquitous words) with the digest of the site's set of
+  name keys, its text, its page facts, the embedding hits retrieval reads (up to the k-th
+  unlinked one; all of them when there are fewer), its TF-IDF neighbours and what the name
+  index makes of the names its text holds (the best name of each target it names, which
+  targets have a vector, the strongest names in order). The names are looked up from the
+  keys stored with the source, so its text is not tokenised: valid while the site's set of
+  name keys is the same (part of the digest);
+* none of the targets of its previous rows is *touched* (:class:`SiteChanges`): a page whose
+  stored facts changed, came or went, a page whose incoming links or their anchors changed
+  (its co-citation and known anchors), a target of a one-word name whose counts changed (its
+  profile's one-word names);
+* no page's links to the source itself changed (its co-citation with every target).
+
+Then its retrieval gives what it gave and every pair reads the same facts: its row digest is
+the previous crawl's, and its rows (and stored digests) are copied. Every other source goes
+the whole way. Tested to give the rows of a recomputation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping, Set
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from linkpipe.lib.links.anchor_reuse import source_key
+from linkpipe.lib.links.anchors import SourceText
+from linkpipe.lib.links.retrieval import (
+    MIN_MENTION_PROBABILITY,
+    CandidateLimits,
+    Retrieved,
+    Searched,
+    gather,
+    other_targets,
+    search,
+)
+from linkpipe.lib.links.site_context import SiteContext
+from linkpipe.lib.text.mentions import Key, Mention
+from linkpipe.lib.vectors.ann import AnnIndex
+
+
+@dataclass(frozen=True)
+class SiteChanges:
+    """What changed in the site since the previous crawl, as the gate reads it: the pages
+    whose pairs must be recomputed as targets (``touched``) and those whose incoming content
+    links changed (``relinked``: a source among them is recomputed)."""
+
+    touched: Set[str]
+    relinked: Set[str]
+
+
+@dataclass
+class SourceGate:
+    """The previous crawl's gate digests, name keys and targets by source, and the site's
+    changes since then; ``open`` is False when the gate cannot vouch (no previous crawl)."""
+
+    salt: str
+    changes: SiteChanges
+    limits: CandidateLimits
+    digests: Mapping[str, str] = field(default_factory=dict)
+    keys: Mapping[str, list[str]] = field(default_factory=dict)
+    targets: Mapping[str, Set[str]] = field(default_factory=dict)
+    open: bool = True
+    quiet: list[str] = field(default_factory=list)  # sources let through so far
+    computed: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # the others'
+
+    def passes(self, source: str, digest: str) -> bool:
+        """Whether the source is quiet (see the module): remembered in :attr:`quiet`."""
+        if not self.open or self.digests.get(source) != digest:
+            return False
+        if (
+            source in self.changes.relinked
+            or self.targets.get(source, set()) & self.changes.touched
+        ):
+            return False
+        self.quiet.append(source)
+        return True
+
+
+def retrieve_ungated(
+    site: SiteContext,
+    sources: list[str],
+    texts: Mapping[str, SourceText],
+    ann: AnnIndex,
+    limits: CandidateLimits,
+    gate: SourceGate,
+    pages: Mapping[str, str],
+) -> list[Retrieved]:
+    """:func:`~retrieval.retrieve` for the sources ``gate`` does not find quiet (those it does
+    are in ``gate.quiet``), one batch; the gate digest and name keys of each source retrieved
+    go to ``gate.computed``. ``pages``: the digest of each page's stored facts."""
+    found = search(site, sources, ann, limits)
+    out = []
+    for qi, source in enumerate(found.sources):
+        src = texts.get(source)
+        if src is None:
+            out.append(gather(site, found, qi, {}, ann, limits))
+            continue
+        before = gate.keys.get(source) if gate.open else None
+        digest = "" if before is None else _digest(gate, site, found, qi, src, pages, before, ann)
+        if digest and gate.passes(source, digest):
+            continue
+        keys = name_keys(site, src)
+        if keys != before:
+            digest = _digest(gate, site, found, qi, src, pages, keys, ann)
+        gate.computed[source] = (digest, keys)
+        named = site.mentions.mentions_of(_split(keys), exclude={source})
+        out.append(gather(site, found, qi, named, ann, limits))
+    return out
+
+
+def _digest(
+    gate: SourceGate,
+    site: SiteContext,
+    found: Searched,
+    qi: int,
+    src: SourceText,
+    pages: Mapping[str, str],
+    keys: list[str],
+    ann: AnnIndex,
+) -> str:
+    """:func:`gate_digest` of a searched source with ``gate``'s salt and limits."""
+    page = pages.get(found.sources[qi], "")
+    return gate_digest(gate.salt, site, found, qi, src, page, keys, ann, gate.limits)
+
+
+def _split(keys: Iterable[str]) -> Iterator[Key]:
+    """Stored name keys as the name index's keys."""
+    return (tuple(k.split(" ")) for k in keys)
+
+
+def name_keys(site: SiteContext, src: SourceText) -> list[str]:
+    """The name keys the source's text holds, as stored (stems joined by spaces), sorted."""
+    return sorted(" ".join(key) for key in site.mentions.keys_in(src.stems))
+
+
+def keys_digest(keys: Iterable[Key]) -> str:
+    """Digest of a set of name keys (the site's), whatever their order."""
+    return hashlib.sha1("\n".join(sorted(" ".join(k) for k in keys)).encode()).hexdigest()
+
+
+def gate_digest(
+    salt: str,
+    site: SiteContext,
+    found: Searched,
+    qi: int,
+    src: SourceText,
+    page: str,
+    keys: list[str],
+    ann: AnnIndex,
+    limits: CandidateLimits,
+) -> str:
+    """The gate digest of the ``qi``-th source of a search (see the module), ``page``: the
+    digest of its stored facts, ``keys``: the name keys its text holds."""
+    source = found.sources[qi]
+    h = hashlib.sha1(f"{salt}|{source}={page}|{source_key(src)}".encode("utf-8", "surrogatepass"))
+    depth = read_depth(site, source, ann, found.sims[qi], found.ids[qi], limits)
+    hits = [ann.urls[i] if i >= 0 else "" for i in found.ids[qi][:depth].tolist()]
+    h.update(repr((hits, depth == len(found.ids[qi]), found.lexical[qi])).encode())
+    h.update(found.sims[qi][:depth].tobytes())
+    named = site.mentions.mentions_of(_split(keys), exclude={source})
+    h.update(repr(names_read(site, source, named, found.lexical[qi], limits)).encode())
+    return h.hexdigest()[:32]
+
+
+def read_depth(
+    site: SiteContext,
+    source: str,
+    ann: AnnIndex,
+    sims: np.ndarray,
+    ids: np.ndarray,
+    limits: CandidateLimits,
+) -> int:
+    """How many embedding hits retrieval reads: up to the ``k``-th not linked by the source
+    with at least the minimum similarity (where :func:`~retrieval.semantic_neighbours` and
+    :func:`~retrieval.linked_neighbours` stop), all of them when there are fewer."""
+    linked = site.content_links.get(source, set())
+    unlinked = 0
+    for n, (sim, idx) in enumerate(zip(sims.tolist(), ids.tolist(), strict=True)):
+        if idx < 0 or ann.urls[idx] == source or sim < limits.min_similarity:
+            continue
+        if ann.urls[idx] not in linked:
+            unlinked += 1
+            if unlinked >= limits.k:
+                return n + 1
+    return len(ids)
+
+
+def names_read(
+    site: SiteContext,
+    source: str,
+    named: Mapping[str, Mention],
+    lexical: list[str],
+    limits: CandidateLimits,
+) -> tuple[object, ...]:
+    """What retrieval and the rows read of the source's names: the best name of each target
+    (key, phrase, kind), whether the target has a vector, whether it is strong enough to be
+    found, and the targets its names add, in order."""
+    best = sorted(
+        (t, m.key, m.phrase, m.kind, t in site.row_of, m.probability >= MIN_MENTION_PROBABILITY)
+        for t, m in named.items()
+    )
+    return (best, other_targets(site, source, lexical, dict(named), limits))

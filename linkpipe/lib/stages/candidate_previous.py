@@ -1,0 +1,92 @@
+"""What a candidate shard reads of the previous crawl: placements by anchor key, row, pair and
+gate digests by source (see :mod:`linkpipe.lib.links.source_reuse` and
+:mod:`linkpipe.lib.links.source_gate`), and what changed in the site since then. The previous
+crawl: the latest earlier crawl of the same start URL with ``candidate_pairs`` rows in the
+shard."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import duckdb
+
+from linkpipe.lib.links.anchors import AnchorChoice
+from linkpipe.lib.links.rows import StoredPlacements
+from linkpipe.lib.links.site_context import SINGLE_WORD_ANCHOR_PROBABILITY
+from linkpipe.lib.links.source_gate import SiteChanges
+from linkpipe.lib.storage import fetch_dicts, load_sql
+from linkpipe.lib.text.mentions import MentionConfig
+
+
+@dataclass(frozen=True)
+class PreviousShard:
+    """What a shard may reuse of the previous crawl (``crawl_id``; None: there is none)."""
+
+    crawl_id: str | None
+    placements: Mapping[str, tuple[AnchorChoice, ...]] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)  # source -> row digest
+    pairs: dict[str, set[str]] = field(default_factory=dict)  # source -> its pair digests
+    targets: dict[str, set[str]] = field(default_factory=dict)  # source -> its rows' targets
+    gates: dict[str, str] = field(default_factory=dict)  # source -> gate digest
+    keys: dict[str, list[str]] = field(default_factory=dict)  # source -> its text's name keys
+
+
+NO_PREVIOUS = PreviousShard(None)
+
+
+def previous_shard(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) -> PreviousShard:
+    """The shard of the previous crawl: its placements by anchor key, and by source its row
+    digest, pair digests, targets, gate digest and name keys."""
+    found = fetch_dicts(con, "read/select_previous_candidates_crawl", [crawl_id, shard])
+    if not found:
+        return NO_PREVIOUS
+    previous = found[0]["crawl_id"]
+    rows = con.execute(load_sql("read/select_shard_placements"), [previous, shard]).fetchall()
+    digests = fetch_dicts(con, "read/select_shard_source_digests", [previous, shard])
+    pairs: dict[str, set[str]] = defaultdict(set)
+    targets: dict[str, set[str]] = defaultdict(set)
+    query = load_sql("read/select_shard_pair_digests")
+    for source, target, pair in con.execute(query, [previous, shard]).fetchall():
+        targets[source].add(target)
+        if pair is not None:
+            pairs[source].add(pair)
+    gates = fetch_dicts(con, "read/select_shard_source_gates", [previous, shard])
+    return PreviousShard(
+        previous,
+        StoredPlacements(rows),
+        {r["source_url"]: r["digest"] for r in digests},
+        pairs,
+        targets,
+        {r["source_url"]: r["gate_digest"] for r in gates},
+        {r["source_url"]: list(r["name_keys"] or []) for r in gates},
+    )
+
+
+def page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, str]:
+    """The digest of each page's stored facts (``select_page_fact_digests.sql``)."""
+    rows = fetch_dicts(con, "read/select_page_fact_digests", [crawl_id])
+    return {r["url"]: r["digest"] for r in rows}
+
+
+def site_changes(
+    con: duckdb.DuckDBPyConnection,
+    crawl_id: str,
+    previous: str,
+    pages: Mapping[str, str],
+    names: MentionConfig,
+) -> SiteChanges:
+    """What changed since ``previous`` (see :class:`SiteChanges`): the pages whose stored facts
+    (``pages``: this crawl's digests) differ, came or went, those whose incoming links or
+    their anchors changed, and those for which a one-word name of theirs became or stopped
+    being an anchor (``names``: the name index's settings)."""
+    before = page_digests(con, previous)
+    changed = {u for u in pages.keys() | before.keys() if pages.get(u) != before.get(u)}
+    links = "read/select_changed_link_targets"
+    relinked = {r["resolved_url"] for r in fetch_dicts(con, links, [crawl_id, previous])}
+    params = [crawl_id, previous, names.strength, names.prior_single]
+    single = "read/select_changed_single_names"
+    rows = fetch_dicts(con, single, [*params, SINGLE_WORD_ANCHOR_PROBABILITY])
+    named = {r["target_url"] for r in rows}
+    return SiteChanges(frozenset(changed | relinked | named), frozenset(relinked))
