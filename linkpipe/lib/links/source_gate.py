@@ -8,15 +8,15 @@ can differ from the previous crawl's. A source is *quiet* when:
 * its *gate digest* is the one the previous crawl stored: the row digest's salt (code,
   model, settings, TF-IDF statistics, ubiquitous words) with the digest of the site's set of
   name keys, its text, its page facts, the embedding hits retrieval reads (up to the k-th
-  unlinked one; all of them when there are fewer), its TF-IDF neighbours and what the name
-  index makes of the names its text holds (the best name of each target it names, which
-  targets have a vector, the strongest names in order). The names are looked up from the
-  keys stored with the source, so its text is not tokenised: valid while the site's set of
-  name keys is the same (part of the digest);
+  unlinked one, with whether each is a page of the site; all of them when there are fewer),
+  its TF-IDF neighbours and what the name index makes of the names its text holds (the best
+  name of each target it names, which targets have a vector, the strongest names in order).
+  The names are looked up from the keys stored with the source, so its text is not
+  tokenised: valid while the site's set of name keys is the same (part of the digest);
 * none of the targets of its previous rows is *touched* (:class:`SiteChanges`): a page whose
   stored facts changed, came or went, a page whose incoming links or their anchors changed
-  (its co-citation and known anchors), a target of a one-word name whose counts changed (its
-  profile's one-word names);
+  (its co-citation and known anchors), a page for which a one-word name of its own became or
+  stopped being an anchor (its profile's one-word names);
 * no page's links to the source itself changed (its co-citation with every target).
 
 Then its retrieval gives what it gave and every pair reads the same facts: its row digest is
@@ -164,7 +164,8 @@ def gate_digest(
     source = found.sources[qi]
     h = hashlib.sha1(f"{salt}|{source}={page}|{source_key(src)}".encode("utf-8", "surrogatepass"))
     depth = read_depth(site, source, ann, found.sims[qi], found.ids[qi], limits)
-    hits = [ann.urls[i] if i >= 0 else "" for i in found.ids[qi][:depth].tolist()]
+    hits = [(ann.urls[i], ann.urls[i] in site.row_of) if i >= 0 else ("", False)
+            for i in found.ids[qi][:depth].tolist()]  # fmt: skip
     h.update(repr((hits, depth == len(found.ids[qi]), found.lexical[qi])).encode())
     h.update(found.sims[qi][:depth].tobytes())
     named = site.mentions.mentions_of(_split(keys), exclude={source})

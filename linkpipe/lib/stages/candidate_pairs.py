@@ -194,9 +194,10 @@ def _shard_tables(
     pairs = records(rows)
     for row, pair in zip(rows, pairs, strict=True):
         pair["pair_digest"] = sources.pairs.get(row.source_url, {}).get(row.target_url)
+    none: tuple[str | None, list[str] | None] = (None, None)  # a source without text
     digests = [
-        {"source_url": s, "digest": d, "gate_digest": gate.computed.get(s, ("", []))[0],
-         "name_keys": gate.computed.get(s, ("", []))[1]}
+        {"source_url": s, "digest": d, "gate_digest": gate.computed.get(s, none)[0],
+         "name_keys": gate.computed.get(s, none)[1]}
         for s, d in sources.digests.items()
     ]  # fmt: skip
     return {
