@@ -322,7 +322,9 @@ def shard_candidates(
         else:
             found = retrieve(site, batch, texts, ann, limits)
         found = kept.split(site, found, texts) if kept is not None else found
-        copied = {f.source: kept.copied_targets(f.source) for f in found} if kept else {}
+        copied = (
+            {f.source: kept.copied_targets(f.source) for f in found} if kept is not None else {}
+        )
         keys = {f.source: pair_keys(site, reuse, f, texts[f.source]) for f in found}
         new = [
             f.source
