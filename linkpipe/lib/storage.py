@@ -380,8 +380,8 @@ def write_partition(
     by the caller. ``copied`` adds, per table, rows of another crawl copied by SQL (INSERT ...
     SELECT) without passing through Python (one or more choices of rows per table); a table
     named only there is replaced too. The caller keeps the copied keys and the computed rows
-    apart. ``then``: statements (SQL file
-    name, parameters) run after the rows are in, in the same transaction.
+    apart. ``then``: statements (SQL file name, parameters) run after the rows are in, in the
+    same transaction.
     """
     copied = copied or {}
     written: dict[str, int] = {}

@@ -27,7 +27,7 @@ the whole way. Tested to give the rows of a recomputation.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping, Set
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,8 +51,8 @@ from linkpipe.lib.vectors.ann import AnnIndex
 @dataclass(frozen=True)
 class SiteChanges:
     """What changed in the site since the previous crawl, as the gate reads it: the pages
-    whose pairs must be recomputed as targets (``touched``) and those whose incoming content
-    links changed (``relinked``: a source among them is recomputed)."""
+    whose pairs must be recomputed as targets (``touched``) and those whose incoming links or
+    their anchors changed (``relinked``: a source among them is recomputed)."""
 
     touched: Set[str]
     relinked: Set[str]
@@ -106,14 +106,16 @@ def retrieve_ungated(
             out.append(gather(site, found, qi, {}, ann, limits))
             continue
         before = gate.keys.get(source) if gate.open else None
-        digest = "" if before is None else _digest(gate, site, found, qi, src, pages, before, ann)
-        if digest and gate.passes(source, digest):
-            continue
+        if before is not None:
+            named = named_by_keys(site, source, before)
+            digest = _digest(gate, site, found, qi, src, pages, named, ann)
+            if gate.passes(source, digest):
+                continue
         keys = name_keys(site, src)
-        if keys != before:
-            digest = _digest(gate, site, found, qi, src, pages, keys, ann)
+        if keys != before:  # the names looked up and digested above are not its text's
+            named = named_by_keys(site, source, keys)
+            digest = _digest(gate, site, found, qi, src, pages, named, ann)
         gate.computed[source] = (digest, keys)
-        named = site.mentions.mentions_of(_split(keys), exclude={source})
         out.append(gather(site, found, qi, named, ann, limits))
     return out
 
@@ -125,17 +127,18 @@ def _digest(
     qi: int,
     src: SourceText,
     pages: Mapping[str, str],
-    keys: list[str],
+    named: Mapping[str, Mention],
     ann: AnnIndex,
 ) -> str:
     """:func:`gate_digest` of a searched source with ``gate``'s salt and limits."""
     page = pages.get(found.sources[qi], "")
-    return gate_digest(gate.salt, site, found, qi, src, page, keys, ann, gate.limits)
+    return gate_digest(gate.salt, site, found, qi, src, page, named, ann, gate.limits)
 
 
-def _split(keys: Iterable[str]) -> Iterator[Key]:
-    """Stored name keys as the name index's keys."""
-    return (tuple(k.split(" ")) for k in keys)
+def named_by_keys(site: SiteContext, source: str, keys: Iterable[str]) -> dict[str, Mention]:
+    """The targets the source names (:func:`~retrieval.named_targets`), from the name keys its
+    text holds as stored (:func:`name_keys`) instead of its tokens."""
+    return site.mentions.mentions_of((tuple(k.split(" ")) for k in keys), exclude={source})
 
 
 def name_keys(site: SiteContext, src: SourceText) -> list[str]:
@@ -155,12 +158,13 @@ def gate_digest(
     qi: int,
     src: SourceText,
     page: str,
-    keys: list[str],
+    named: Mapping[str, Mention],
     ann: AnnIndex,
     limits: CandidateLimits,
 ) -> str:
     """The gate digest of the ``qi``-th source of a search (see the module), ``page``: the
-    digest of its stored facts, ``keys``: the name keys its text holds."""
+    digest of its stored facts, ``named``: the targets its text names
+    (:func:`named_by_keys`)."""
     source = found.sources[qi]
     h = hashlib.sha1(f"{salt}|{source}={page}|{source_key(src)}".encode("utf-8", "surrogatepass"))
     depth = read_depth(site, source, ann, found.sims[qi], found.ids[qi], limits)
@@ -168,7 +172,6 @@ def gate_digest(
             for i in found.ids[qi][:depth].tolist()]  # fmt: skip
     h.update(repr((hits, depth == len(found.ids[qi]), found.lexical[qi])).encode())
     h.update(found.sims[qi][:depth].tobytes())
-    named = site.mentions.mentions_of(_split(keys), exclude={source})
     h.update(repr(names_read(site, source, named, found.lexical[qi], limits)).encode())
     return h.hexdigest()[:32]
 

@@ -16,6 +16,7 @@ from linkpipe.lib.links.source_gate import (
     SourceGate,
     gate_digest,
     name_keys,
+    named_by_keys,
     read_depth,
 )
 from linkpipe.lib.vectors.ann import build_index
@@ -66,7 +67,8 @@ def test_the_gate_digest_reads_hits_names_and_text() -> None:
     assert keys == ["raster guid 0", "vector guid 1"]  # the titles it holds, as stems
 
     def digest(text: SourceText = src, names: list[str] = keys, page: str = "f") -> str:
-        return gate_digest("salt", site, found, 0, text, page, names, ann, limits)
+        named = named_by_keys(site, "/p0", names)
+        return gate_digest("salt", site, found, 0, text, page, named, ann, limits)
 
     assert digest() == digest()
     assert digest(names=keys[:1]) != digest()  # another name named
@@ -75,7 +77,7 @@ def test_the_gate_digest_reads_hits_names_and_text() -> None:
     assert digest(text=other) != digest()  # its text
     found.sims[0][1] += 1e-6
     assert digest() != gate_digest("salt", site, search(site, ["/p0"], ann, limits), 0, src,
-                                   "f", keys, ann, limits)  # fmt: skip
+                                   "f", named_by_keys(site, "/p0", keys), ann, limits)  # fmt: skip
 
 
 def test_a_source_passes_only_when_nothing_it_reads_changed() -> None:
