@@ -17,6 +17,7 @@ from sitegen_text import Vocabulary, title_case
 
 NORMAL, ORPHAN, THIN, NEAR_DUP, CHAIN = "normal", "orphan", "thin", "near_dup", "chain"
 SHARE_ORPHAN, SHARE_THIN, SHARE_NEAR_DUP = 0.01, 0.02, 0.01
+MAX_PATH = 120  # characters of a generated page path
 TEMPLATES = (
     "{x}",
     "{x}",
@@ -150,6 +151,19 @@ def _page_title(
     return title
 
 
+def _free_path(stem: str, taken: set[str]) -> str:
+    """``stem``.html, with "-more" added while it is taken; a title repeated so often (a
+    100k-page site repeats some 50 times) that the path would grow past ``MAX_PATH`` gets a
+    number instead. Sites of up to 10k pages keep the paths they always had."""
+    path = f"{stem}.html"
+    while path in taken and len(path) + len("-more") <= MAX_PATH:
+        path = path[: -len(".html")] + "-more.html"
+    n = 2
+    while path in taken:
+        path, n = f"{stem}-{n}.html", n + 1
+    return path
+
+
 def _plan_section(
     plan: SitePlan, section: Section, size: int, vocab: Vocabulary, rng: np.random.Generator
 ) -> None:
@@ -157,9 +171,7 @@ def _plan_section(
     for kind in _kinds(section, size, rng):
         page = len(plan.titles)
         title = _page_title(plan, kind, vocab, section, rng)
-        path = f"/{section.slug}/{slugify(title)}.html"
-        while path in taken_paths:
-            path = path[: -len(".html")] + "-more.html"
+        path = _free_path(f"/{section.slug}/{slugify(title)}", taken_paths)
         taken_paths.add(path)
         chain_start = kind == CHAIN and title.startswith("Part 1:")
         if kind == CHAIN and not chain_start:
