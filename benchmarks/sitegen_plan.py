@@ -167,7 +167,7 @@ def _free_path(stem: str, taken: set[str]) -> str:
 def _plan_section(
     plan: SitePlan, section: Section, size: int, vocab: Vocabulary, rng: np.random.Generator
 ) -> None:
-    taken_paths = set()
+    taken_paths: set[str] = set()
     for kind in _kinds(section, size, rng):
         page = len(plan.titles)
         title = _page_title(plan, kind, vocab, section, rng)
