@@ -1,7 +1,7 @@
--- Every shard's candidate rows of a crawl without their placements (anchor, sentence and
--- alternatives columns): what scoring reads of every pair. The placements of the pairs it
--- keeps are read afterwards (select_candidate_placements.sql).
-SELECT source_url, target_url, semantic_rank, semantic_sim, lexical_sim, title_match,
-       mention_score, mention_phrase, mention_pages, mention_links, cocitation,
-       shared_neighbors, already_linked_content, already_linked_nav, anchor_key
+-- What scoring reads of every candidate pair of a crawl (a PairTable): the two URLs, the
+-- evidence and whether the source already links the target in its content. The full rows of
+-- the pairs it keeps are read afterwards (select_candidates_of_pairs.sql).
+-- Parameters: crawl_id.
+SELECT source_url, target_url, semantic_sim, lexical_sim, title_match, mention_score,
+       cocitation, shared_neighbors, already_linked_content
 FROM candidate_pairs WHERE crawl_id = ?;

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from linkpipe.lib.links.pair_table import PairTable, as_table
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.scoring_config import (
     PageFacts,
@@ -28,32 +29,11 @@ WEIGHTS = ("w_semantic", "w_lexical", "w_title", "w_mention", "w_graph")
 SEMANTIC, GRAPH = 0, 4  # columns of the component matrix
 
 
-def scorable_pairs(
-    candidates: Sequence[CandidatePair], facts: dict[str, PageFacts]
-) -> list[CandidatePair]:
-    """The candidates between two different pages of ``facts`` (the indexable pages)."""
-    return [
-        c for c in candidates
-        if c.source_url != c.target_url and c.source_url in facts and c.target_url in facts
-    ]  # fmt: skip
-
-
-def component_matrix(config: ScoringConfig, pairs: Sequence[CandidatePair]) -> NDArray[np.float64]:
+def component_matrix(
+    config: ScoringConfig, pairs: PairTable | Sequence[CandidatePair]
+) -> NDArray[np.float64]:
     """The five relevance components of each pair, one row a pair, in :data:`WEIGHTS` order."""
-    raw = np.array(
-        [
-            (
-                p.semantic_sim,
-                p.lexical_sim,
-                p.title_match,
-                p.mention_score,
-                p.cocitation,
-                p.shared_neighbors,
-            )
-            for p in pairs
-        ],  # fmt: skip
-        dtype=np.float64,
-    ).reshape(len(pairs), 6)
+    raw = as_table(pairs).evidence
     span = config.semantic_ceiling - config.semantic_floor
     semantic = np.clip((raw[:, 0] - config.semantic_floor) / span, 0.0, 1.0)
     lexical = np.minimum(1.0, 2 * raw[:, 1])
@@ -85,43 +65,54 @@ class Priority:
 
 @dataclass(frozen=True)
 class SitePriorities:
-    """Pairs and their score factors, each array aligned with ``pairs``."""
+    """Pairs and their score factors, each array aligned with ``table``."""
 
-    pairs: list[CandidatePair]
-    components: NDArray[np.float64]
+    table: PairTable
+    semantic: NDArray[np.float64]  # the semantic component
+    graph: NDArray[np.float64]  # the graph component
     relevance: NDArray[np.float64]
     need: NDArray[np.float64]
     direction: NDArray[np.float64]
     authority: NDArray[np.float64]
     score: NDArray[np.float64]
 
-    def priority(self, i: int) -> Priority:
-        """The ``i``-th pair's :class:`Priority`."""
+    def priority(self, i: int, cand: CandidatePair) -> Priority:
+        """The ``i``-th pair's :class:`Priority` (``cand``: its full row)."""
         return Priority(
-            float(self.score[i]), float(self.relevance[i]), float(self.components[i, GRAPH]),
+            float(self.score[i]), float(self.relevance[i]), float(self.graph[i]),
             float(self.need[i]), float(self.direction[i]), float(self.authority[i]),
-            self.pairs[i], float(self.components[i, SEMANTIC]),
+            cand, float(self.semantic[i]),
         )  # fmt: skip
 
 
+def _per_url(
+    table: PairTable, facts: dict[str, PageFacts], kinds: list[str]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """(need, business value, authority, index of the page type in ``kinds``) of each URL
+    code of ``table``."""
+    page = [facts[u] for u in table.urls]
+    need = np.array([target_need(f) for f in page], dtype=np.float64)
+    value = np.array([f.business_value for f in page], dtype=np.float64)
+    authority = np.array([f.link_score for f in page], dtype=np.float64) / 100.0
+    kind = np.array([kinds.index(f.page_type) for f in page], dtype=np.int64)
+    return need, value, authority, kind
+
+
 def site_priorities(
-    config: ScoringConfig, pairs: list[CandidatePair], facts: dict[str, PageFacts]
+    config: ScoringConfig, table: PairTable, facts: dict[str, PageFacts]
 ) -> SitePriorities:
-    """The score and factors of each pair (both ends must be in ``facts``)."""
-    components = component_matrix(config, pairs)
+    """The score and factors of each pair (every URL of ``table`` must be in ``facts``)."""
+    components = component_matrix(config, table)
     relevance = relevance_of(config, components)
-    needs = {url: target_need(f) for url, f in facts.items()}
-    kinds: dict[tuple[str, str], float] = {}
-    for s in {f.page_type for f in facts.values()}:
-        for t in {f.page_type for f in facts.values()}:
-            kinds[(s, t)] = direction_factor(config, s, t)
-    need = np.array([needs[p.target_url] for p in pairs], dtype=np.float64)
-    value = np.array([facts[p.target_url].business_value for p in pairs], dtype=np.float64)
-    authority = np.array([facts[p.source_url].link_score for p in pairs], dtype=np.float64) / 100.0
-    direction = np.array(
-        [kinds[(facts[p.source_url].page_type, facts[p.target_url].page_type)] for p in pairs],
-        dtype=np.float64,
-    )
+    kinds = sorted({f.page_type for f in facts.values()})
+    factor = np.array([[direction_factor(config, s, t) for t in kinds] for s in kinds])
+    url_need, url_value, url_authority, url_kind = _per_url(table, facts, kinds)
+    src, tgt = table.source, table.target
+    need, value, authority = url_need[tgt], url_value[tgt], url_authority[src]
+    direction = factor.reshape(len(kinds), len(kinds))[url_kind[src], url_kind[tgt]]
     score = relevance * (0.7 + 0.3 * need) * (1 + 0.25 * value) * direction
     score *= 0.9 + 0.1 * authority
-    return SitePriorities(pairs, components, relevance, need, direction, authority, score)
+    return SitePriorities(
+        table, components[:, SEMANTIC], components[:, GRAPH], relevance, need, direction,
+        authority, score,
+    )  # fmt: skip

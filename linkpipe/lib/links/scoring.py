@@ -7,11 +7,14 @@ documented in docs/architecture.md.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
 
 from linkpipe.lib.links.anchors import AnchorChoice, AnchorLedger
 from linkpipe.lib.links.calibration import Calibration, calibrate
+from linkpipe.lib.links.pair_table import PairTable, as_table
 from linkpipe.lib.links.priorities import (
     GRAPH,
     SEMANTIC,
@@ -19,7 +22,6 @@ from linkpipe.lib.links.priorities import (
     SitePriorities,
     component_matrix,
     relevance_of,
-    scorable_pairs,
     site_priorities,
 )
 from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair, LinkOpportunity
@@ -154,44 +156,48 @@ def build_reason(
     return text[0].upper() + text[1:] + "."
 
 
-# The placements of some candidate pairs, in their order: rows read without them get theirs
-# here (the stage reads them from the database for the pairs scoring keeps).
-Placements = Callable[[Sequence[CandidatePair]], Sequence[Sequence[AnchorChoice]]]
-
-
-def own_placements(pairs: Sequence[CandidatePair]) -> list[Sequence[AnchorChoice]]:
-    """The placements the pairs carry."""
-    return [p.anchors for p in pairs]
-
-
 def score_opportunities(
-    candidates: list[CandidatePair],
+    candidates: PairTable | Sequence[CandidatePair],
     facts: dict[str, PageFacts],
     decisions: dict[tuple[str, str], str] | None = None,
     config: ScoringConfig | None = None,
-    placements: Placements = own_placements,
 ) -> tuple[list[LinkOpportunity], list[CannibalisationPair]]:
     """(opportunity rows, cannibalisation rows) from every shard's candidate rows. The
     confidence is calibrated on every pair between two pages of ``facts``, those linked in
     content being the positives (see :func:`linkpipe.lib.links.calibration.calibrate`).
-    ``placements`` gives the anchors of the pairs kept (the caps do not depend on them)."""
+    Only the kept pairs' full rows (their anchors) are read (the caps do not depend on them)."""
     config = config or ScoringConfig()
     decisions = decisions or {}
-    pairs = scorable_pairs(candidates, facts)
-    site = site_priorities(config, pairs, facts)
+    site = site_priorities(config, as_table(candidates).scorable(set(facts)), facts)
     order, cannibal = suggestable(site, facts, decisions, config)
     kept = within_caps(site, order, config)
-    placed = place_anchors(site, kept, placements([pairs[i] for i, _ in kept]), config)
-    scores = site.score.tolist()
-    labels = [p.already_linked_content for p in pairs]
-    calibration = calibrate(scores, labels, [round(scores[i], 6) for i, _, _ in placed])
+    pairs = site.table.pairs(np.array([i for i, _ in kept], dtype=np.int64))
+    placed = place_anchors(pairs, config)
+    calibration = calibrate_scores(site, [round(float(site.score[i]), 6) for i, _ in kept])
     rows = []
-    for i, rank, anchor in placed:
-        priority, t = site.priority(i), pairs[i].target_url
-        reason = build_reason(pairs[i], anchor, facts[t], config, priority)
-        decision = decisions.get((pairs[i].source_url, t))
+    for (i, rank), cand, anchor in zip(kept, pairs, placed, strict=True):
+        priority, t = site.priority(i, cand), cand.target_url
+        reason = build_reason(cand, anchor, facts[t], config, priority)
+        decision = decisions.get((cand.source_url, t))
         rows.append(opportunity(priority, rank, facts, decision, anchor, reason, calibration))
-    return rows, list(cannibal.values())
+    return rows, cannibal
+
+
+def calibrate_scores(site: SitePriorities, suggested: Sequence[float]) -> Calibration:
+    """The site's calibration: every scorable pair's score, the linked ones positive."""
+    return calibrate(site.score.tolist(), site.table.linked.tolist(), suggested)
+
+
+def _rejected(table: PairTable, decisions: dict[tuple[str, str], str]) -> NDArray[np.bool_]:
+    """Whether each pair was rejected by an editor."""
+    code = {u: i for i, u in enumerate(table.urls)}
+    keys = [
+        code[s] * len(table.urls) + code[t]
+        for (s, t), decision in decisions.items()
+        if decision == "rejected" and s in code and t in code
+    ]
+    pair_keys = table.source.astype(np.int64) * len(table.urls) + table.target
+    return np.isin(pair_keys, np.array(keys, dtype=np.int64))
 
 
 def suggestable(
@@ -199,56 +205,62 @@ def suggestable(
     facts: dict[str, PageFacts],
     decisions: dict[tuple[str, str], str],
     config: ScoringConfig,
-) -> tuple[list[int], dict[tuple[str, str], CannibalisationPair]]:
+) -> tuple[NDArray[np.int64], list[CannibalisationPair]]:
     """(indices of the pairs that may be suggested, best first; the cannibalisation pairs):
     not linked in content, not rejected, not near-twins, relevant enough."""
-    relevant = (site.relevance >= config.min_relevance).tolist()
-    order: list[int] = []
+    table = site.table
+    open_ = ~table.linked & ~_rejected(table, decisions)
+    twins = np.zeros(len(table), dtype=np.bool_)
     cannibal: dict[tuple[str, str], CannibalisationPair] = {}
-    for i, cand in enumerate(site.pairs):
-        s, t = cand.source_url, cand.target_url
-        if cand.already_linked_content or decisions.get((s, t)) == "rejected":
-            continue
-        twin = cannibalisation(config, cand, facts[s], facts[t])
+    for i in np.flatnonzero(open_ & (table.semantic_sim >= config.cannibal_similarity)).tolist():
+        s, t = table.urls[table.source[i]], table.urls[table.target[i]]
+        twin = cannibalisation(config, float(table.semantic_sim[i]), (s, facts[s]), (t, facts[t]))
         if twin is not None:
             cannibal[(twin.url_a, twin.url_b)] = twin
-        elif relevant[i]:
-            order.append(i)
-    score, pairs = site.score.tolist(), site.pairs
-    order.sort(key=lambda i: (-score[i], pairs[i].source_url, pairs[i].target_url))
-    return order, cannibal
+            twins[i] = True
+    found = np.flatnonzero(open_ & ~twins & (site.relevance >= config.min_relevance))
+    ranked = np.lexsort((table.target[found], table.source[found], -site.score[found]))
+    return found[ranked], list(cannibal.values())
 
 
 def cannibalisation(
-    config: ScoringConfig, cand: CandidatePair, source: PageFacts, target: PageFacts
+    config: ScoringConfig,
+    semantic_sim: float,
+    source: tuple[str, PageFacts],
+    target: tuple[str, PageFacts],
 ) -> CannibalisationPair | None:
-    """The pair as cannibalisation when the two pages are near-identical in topic and purpose."""
+    """The pair (each end: its URL and facts) as cannibalisation when the two pages are
+    near-identical in topic and purpose."""
+    (source_url, source_facts), (target_url, target_facts) = source, target
     if (
-        cand.semantic_sim >= config.cannibal_similarity
-        and source.page_type == target.page_type
-        and _title_overlap(source.title, target.title) >= config.cannibal_title_overlap
+        semantic_sim < config.cannibal_similarity
+        or source_facts.page_type != target_facts.page_type
     ):
-        url_a, url_b = sorted((cand.source_url, cand.target_url))
+        return None
+    overlap = _title_overlap(source_facts.title, target_facts.title)
+    if overlap >= config.cannibal_title_overlap:
+        url_a, url_b = sorted((source_url, target_url))
         return CannibalisationPair(
             url_a=url_a,
             url_b=url_b,
-            semantic_sim=cand.semantic_sim,
-            title_sim=round(_title_overlap(source.title, target.title), 4),
+            semantic_sim=semantic_sim,
+            title_sim=round(overlap, 4),
             reason="near-identical topic and purpose: consolidate or differentiate",
         )
     return None
 
 
 def within_caps(
-    site: SitePriorities, order: list[int], config: ScoringConfig
+    site: SitePriorities, order: NDArray[np.int64], config: ScoringConfig
 ) -> list[tuple[int, int]]:
     """(pair index, rank) of each pair kept from ``order`` (best first) within the caps per
     source and per target; the n-th pair kept for a source is its rank n."""
-    per_source: dict[str, int] = defaultdict(int)
-    per_target: dict[str, int] = defaultdict(int)
+    per_source = [0] * len(site.table.urls)
+    per_target = [0] * len(site.table.urls)
+    sources, targets = site.table.source.tolist(), site.table.target.tolist()
     kept = []
-    for i in order:
-        s, t = site.pairs[i].source_url, site.pairs[i].target_url
+    for i in order.tolist():
+        s, t = sources[i], targets[i]
         if per_source[s] >= config.max_per_source or per_target[t] >= config.max_per_target:
             continue
         per_source[s] += 1
@@ -258,19 +270,12 @@ def within_caps(
 
 
 def place_anchors(
-    site: SitePriorities,
-    kept: list[tuple[int, int]],
-    choices: Sequence[Sequence[AnchorChoice]],
-    config: ScoringConfig,
-) -> list[tuple[int, int, AnchorChoice | None]]:
-    """(pair index, rank, anchor) of each kept pair, best first: the first of its ``choices``
-    the :class:`~linkpipe.lib.links.anchors.AnchorLedger` allows, None when none fits."""
+    pairs: Sequence[CandidatePair], config: ScoringConfig
+) -> list[AnchorChoice | None]:
+    """The anchor of each kept pair (best first): the first of its placements the
+    :class:`~linkpipe.lib.links.anchors.AnchorLedger` allows, None when none fits."""
     ledger = AnchorLedger(config.max_same_anchor_per_target)
-    placed = []
-    for (i, rank), options in zip(kept, choices, strict=True):
-        cand = site.pairs[i]
-        placed.append((i, rank, ledger.pick(cand.source_url, cand.target_url, options)))
-    return placed
+    return [ledger.pick(p.source_url, p.target_url, p.anchors) for p in pairs]
 
 
 def opportunity(

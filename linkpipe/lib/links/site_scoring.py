@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from linkpipe.lib.links.priorities import scorable_pairs
+from linkpipe.lib.links.pair_table import PairTable, as_table
 from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair, LinkOpportunity
-from linkpipe.lib.links.scoring import Placements, own_placements, score_opportunities
+from linkpipe.lib.links.scoring import score_opportunities
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.weights import WeightFit, default_fit, fit_site_weights
 
@@ -21,27 +22,24 @@ class SiteScores:
 
 
 def site_weights(
-    config: ScoringConfig, candidates: list[CandidatePair], facts: dict[str, PageFacts]
+    config: ScoringConfig, candidates: PairTable, facts: dict[str, PageFacts]
 ) -> WeightFit:
     """The weights of this site: learned from its labelled pairs between pages that can be
     suggested (both indexable, not the same page), or the configured ones."""
     if not config.learn_weights:
         return default_fit(config, "defaults: learning is off ([scoring] learn_weights = false)")
-    return fit_site_weights(config, scorable_pairs(candidates, facts), config.min_linked_pairs)
+    return fit_site_weights(config, candidates.scorable(set(facts)), config.min_linked_pairs)
 
 
 def score_site(
-    candidates: list[CandidatePair],
+    candidates: PairTable | Sequence[CandidatePair],
     facts: dict[str, PageFacts],
     decisions: dict[tuple[str, str], str] | None = None,
     config: ScoringConfig | None = None,
-    placements: Placements = own_placements,
 ) -> SiteScores:
-    """Fit the site's weights, then score, cap and explain its candidates with them
-    (``placements``: see :func:`~linkpipe.lib.links.scoring.score_opportunities`)."""
+    """Fit the site's weights, then score, cap and explain its candidates with them."""
     config = config or ScoringConfig()
-    fit = site_weights(config, candidates, facts)
-    rows, cannibal = score_opportunities(
-        candidates, facts, decisions, fit.apply(config), placements
-    )
+    table = as_table(candidates)
+    fit = site_weights(config, table, facts)
+    rows, cannibal = score_opportunities(table, facts, decisions, fit.apply(config))
     return SiteScores(rows, cannibal, fit)

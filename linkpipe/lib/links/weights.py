@@ -20,6 +20,7 @@ candidates passes it as with the defaults (the number of suggestions does not sw
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -27,6 +28,7 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from sklearn.metrics import average_precision_score
 
+from linkpipe.lib.links.pair_table import PairTable, as_table
 from linkpipe.lib.links.priorities import WEIGHTS, component_matrix
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.scoring_config import ScoringConfig
@@ -81,14 +83,14 @@ def held_out(source_url: str) -> bool:
 
 
 def labelled_matrix(
-    config: ScoringConfig, pairs: list[CandidatePair]
+    config: ScoringConfig, pairs: PairTable
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]]:
     """(components per pair, linked, held out) of the labelled pairs."""
     x = component_matrix(config, pairs)
-    y = np.array([c.already_linked_content for c in pairs], dtype=np.bool_)
-    sources = {url: held_out(url) for url in {c.source_url for c in pairs}}
-    held = np.array([sources[c.source_url] for c in pairs], dtype=np.bool_)
-    return x, y, held
+    sources = np.unique(pairs.source)
+    held_source = np.zeros(len(pairs.urls), dtype=np.bool_)
+    held_source[sources] = [held_out(pairs.urls[s]) for s in sources.tolist()]
+    return x, pairs.linked, held_source[pairs.source]
 
 
 def fit_logistic(x: NDArray[np.float64], y: NDArray[np.bool_]) -> NDArray[np.float64]:
@@ -153,14 +155,16 @@ def default_fit(config: ScoringConfig, reason: str, evidence: Evidence | None = 
 
 
 def fit_site_weights(
-    config: ScoringConfig, pairs: list[CandidatePair], min_linked_pairs: int = 50
+    config: ScoringConfig,
+    pairs: PairTable | Sequence[CandidatePair],
+    min_linked_pairs: int = 50,
 ) -> WeightFit:
     """The weights to score the site with: fitted on its labelled ``pairs`` (candidates and
     already-linked rows, self pairs and pages that are not targets left out by the caller)
     when the site has enough links and the fit beats the defaults on held-out sources."""
-    if not pairs:
+    if not len(pairs):
         return default_fit(config, "defaults: no candidate pairs")
-    x, y, held = labelled_matrix(config, pairs)
+    x, y, held = labelled_matrix(config, as_table(pairs))
     counts = Evidence(int(y.sum()), int((~y).sum()), int((y & held).sum()), int((~y & held).sum()))
     if min(counts.positives, counts.negatives) < min_linked_pairs:
         why = f"{counts.positives} linked pairs and {counts.negatives} others"

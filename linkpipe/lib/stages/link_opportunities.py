@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import polars as pl
+from numpy.typing import NDArray
 
 from linkpipe.lib.hashing import DEFAULT_SHARDS, library_code_digest
-from linkpipe.lib.links.anchors import AnchorChoice
-from linkpipe.lib.links.rows import (
-    CandidatePair,
-    anchors_of_record,
-    candidate_pairs_of_rows,
-    records,
-)
-from linkpipe.lib.links.scoring import Placements
+from linkpipe.lib.links.pair_table import PairTable, RowReader
+from linkpipe.lib.links.rows import CandidatePair, candidate_pairs_of_rows, records
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.run_config import scoring_config
@@ -26,6 +21,7 @@ from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, p
 from linkpipe.lib.storage import (
     PartitionRows,
     fetch_dicts,
+    fetch_frame,
     load_sql,
     open_db,
     registered_frame,
@@ -35,37 +31,44 @@ from linkpipe.lib.storage import (
 from linkpipe.lib.value.signals import BusinessValue, load_business_values
 
 OPPORTUNITY_TABLES = ("link_opportunities", "cannibalisation_pairs", "scoring_weights")
-PAIRS_VIEW = "_linkpipe_pairs"  # the pairs whose placements are read (select_candidate_placements)
+PAIRS_VIEW = "_linkpipe_pairs"  # the pairs whose full rows are read (select_candidates_of_pairs)
 
 
-def load_candidates(
-    con: duckdb.DuckDBPyConnection, crawl_id: str, placements: bool = True
-) -> list[CandidatePair]:
-    """Every shard's candidate rows of the crawl, read as tuples (a large site has ~40 a page,
-    and dicts of them cost more than the scoring); without ``placements`` their anchor columns
-    are left out (:func:`placement_reader` reads those of the pairs scoring keeps)."""
-    name = "read/select_candidates_for_crawl" if placements else "read/select_candidate_scores"
-    cur = con.execute(load_sql(name), [crawl_id])
+def load_candidates(con: duckdb.DuckDBPyConnection, crawl_id: str) -> list[CandidatePair]:
+    """Every shard's candidate rows of the crawl, with their placements, read as tuples (the
+    evaluation's; scoring reads a :func:`load_pair_table`)."""
+    cur = con.execute(load_sql("read/select_candidates_for_crawl"), [crawl_id])
     names = [d[0] for d in cur.description or []]
     return list(candidate_pairs_of_rows(names, cur.fetchall()))
 
 
-def placement_reader(db_path: str | Path, crawl_id: str) -> Placements:
-    """The stored placements of the candidate pairs asked for, in their order (a sentence, an
-    anchor and its alternatives are most of a row: only the pairs scoring keeps need them)."""
+def load_pair_table(db_path: str | Path, crawl_id: str) -> PairTable:
+    """What scoring reads of every candidate pair of the crawl, as columns; the full rows of
+    the pairs it keeps are read when asked for (:func:`row_reader`)."""
+    with open_db(db_path) as con:
+        frame = fetch_frame(con, "read/select_candidate_scores", [crawl_id])
+    return PairTable.of_frame(frame, row_reader(db_path, crawl_id))
 
-    def read(pairs: Sequence[CandidatePair]) -> list[Sequence[AnchorChoice]]:
+
+def row_reader(db_path: str | Path, crawl_id: str) -> RowReader:
+    """A reader of the stored candidate rows, with their placements, of the pairs asked for
+    (a sentence, an anchor and its alternatives are most of a row: only the pairs scoring
+    keeps need them)."""
+
+    def read(table: PairTable, index: NDArray[np.int64]) -> list[CandidatePair]:
         keys = pl.DataFrame(
             {
-                "source_url": [p.source_url for p in pairs],
-                "target_url": [p.target_url for p in pairs],
+                "source_url": [table.urls[c] for c in table.source[index].tolist()],
+                "target_url": [table.urls[c] for c in table.target[index].tolist()],
             },
             schema={"source_url": pl.String, "target_url": pl.String},
         )
         with open_db(db_path) as con, registered_frame(con, PAIRS_VIEW, keys):
-            rows = fetch_dicts(con, "read/select_candidate_placements", [crawl_id])
-        found = {(r["source_url"], r["target_url"]): anchors_of_record(r) for r in rows}
-        return [found.get((p.source_url, p.target_url), ()) for p in pairs]
+            cur = con.execute(load_sql("read/select_candidates_of_pairs"), [crawl_id])
+            names = [d[0] for d in cur.description or []]
+            rows = candidate_pairs_of_rows(names, cur.fetchall())
+            found = {(p.source_url, p.target_url): p for p in rows}
+        return [found[pair] for pair in keys.iter_rows()]
 
     return read
 
@@ -133,9 +136,7 @@ def materialize_link_opportunities(
             )
             if copied is not None:
                 return copied
-        candidates = load_candidates(con, crawl_id, placements=False)
-    placements = placement_reader(db_path, crawl_id)
-    scores = score_site(candidates, facts, decisions, config, placements)
+    scores = score_site(load_pair_table(db_path, crawl_id), facts, decisions, config)
     rows = scores.opportunities
     tables: dict[str, PartitionRows] = {
         "link_opportunities": records(rows),

@@ -14,8 +14,8 @@ from linkpipe.lib.stages.link_opportunities import (
     load_candidates,
     load_decisions,
     load_page_facts,
+    load_pair_table,
     materialize_link_opportunities,
-    placement_reader,
 )
 from linkpipe.lib.stages.site_models import SITE_TABLES, materialize_site_models
 from linkpipe.lib.stages.topic_clusters import CLUSTER_TABLES, materialize_topic_clusters
@@ -105,17 +105,21 @@ def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(tmp_p
     assert materialize_link_graph(db, "c2").meta["copied_from"] == ""
 
 
-def test_placements_read_for_the_kept_pairs_only_give_the_same_rows(tmp_path, fake_model):
-    """The stage reads candidate rows without their placements and then the placements of the
-    pairs scoring keeps: the same opportunities as scoring fully loaded rows."""
+def test_rows_read_for_the_kept_pairs_only_give_the_same_rows(tmp_path, fake_model):
+    """The stage reads every pair as columns (a PairTable) and then the full rows of the pairs
+    scoring keeps: the same opportunities as scoring fully loaded rows."""
     db = tmp_path / "p.duckdb"
     run_demo_crawls(db, ("c1",), fake_model)
     with open_db(db) as con:
         facts, decisions = load_page_facts(con, "c1"), load_decisions(con)
-        full, bare = load_candidates(con, "c1"), load_candidates(con, "c1", placements=False)
-    assert len(full) == len(bare) > 100 and not any(c.anchors for c in bare)
+        full = load_candidates(con, "c1")
+    table = load_pair_table(db, "c1")
+    assert len(table) == len(full) > 100
+    assert sorted(zip(table.source.tolist(), table.target.tolist(), strict=True)) == sorted(
+        (table.urls.index(c.source_url), table.urls.index(c.target_url)) for c in full
+    )
     eager = score_site(full, facts, decisions).opportunities
-    lazy = score_site(bare, facts, decisions, placements=placement_reader(db, "c1"))
+    lazy = score_site(table, facts, decisions)
     assert [r.record() for r in lazy.opportunities] == [r.record() for r in eager]
     assert sum(r.anchor_text is not None for r in eager) > 20
     stored = _rows(db, "link_opportunities", "c1")
