@@ -19,6 +19,9 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import NDArray
+
 MIN_PER_CLASS = 20
 BINS = 20
 
@@ -58,21 +61,40 @@ def pool_adjacent(values: Sequence[float], weights: Sequence[float]) -> list[flo
     return [b[0] for b in blocks for _ in range(int(b[2]))]
 
 
-def fit_isotonic(scores: Sequence[float], labels: Sequence[bool], bins: int = BINS) -> Calibration:
+def _chunk_bounds(ordered: NDArray[np.float64], bins: int) -> list[int]:
+    """Where each equal-count bin of the sorted scores ends; equal scores share a bin (a bin
+    takes ``ceil(n / bins)`` scores, then every further score equal to its last)."""
+    n = len(ordered)
+    size = max(1, -(-n // bins))
+    bounds, start = [0], 0
+    while start < n:
+        end = n
+        if start + size < n:
+            end = int(np.searchsorted(ordered, ordered[start + size - 1], "right"))
+        bounds.append(end)
+        start = end
+    return bounds
+
+
+def fit_isotonic(
+    scores: Sequence[float] | NDArray[np.float64],
+    labels: Sequence[bool] | NDArray[np.bool_],
+    bins: int = BINS,
+) -> Calibration:
     """P(label | score) from labelled scores: equal-count bins, made monotone by PAV."""
-    pairs = sorted(zip(scores, labels, strict=True))
-    if not pairs:
+    x = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.bool_)
+    if not len(x):
         return Calibration((), (), "fitted")
-    size = max(1, -(-len(pairs) // bins))
-    chunks: list[list[tuple[float, bool]]] = [[]]
-    for item in pairs:  # equal scores share a bin
-        if len(chunks[-1]) >= size and item[0] != chunks[-1][-1][0]:
-            chunks.append([])
-        chunks[-1].append(item)
-    centres = [sum(s for s, _ in c) / len(c) for c in chunks]
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    bounds = _chunk_bounds(x, bins)
+    spans = list(zip(bounds[:-1], bounds[1:], strict=True))
+    # each bin's scores summed in order (Python's sum): the knots of the former loop, to the bit
+    centres = [sum(x[a:b].tolist()) / (b - a) for a, b in spans]
     # Jeffreys-smoothed: a bin of 5 pairs with no link says "rare", not "never"
-    shares = [(sum(lab for _, lab in c) + 0.5) / (len(c) + 1) for c in chunks]
-    fitted = pool_adjacent(shares, [float(len(c)) for c in chunks])
+    shares = [(int(y[a:b].sum()) + 0.5) / (b - a + 1) for a, b in spans]
+    fitted = pool_adjacent(shares, [float(b - a) for a, b in spans])
     return Calibration(tuple(centres), tuple(round(v, 6) for v in fitted), "fitted")
 
 
@@ -97,14 +119,14 @@ def fit_percentile(scores: Sequence[float], knots: int = 101) -> Calibration:
 
 
 def calibrate(
-    scores: Sequence[float],
-    labels: Sequence[bool],
+    scores: Sequence[float] | NDArray[np.float64],
+    labels: Sequence[bool] | NDArray[np.bool_],
     suggested: Sequence[float],
     min_per_class: int = MIN_PER_CLASS,
 ) -> Calibration:
     """Fitted on the labelled ``scores`` when each class has ``min_per_class`` of them, else
     the percentile among the scores of the site's ``suggested`` pairs."""
-    positives = sum(labels)
+    positives = int(np.count_nonzero(labels))
     if positives >= min_per_class and len(labels) - positives >= min_per_class:
         return fit_isotonic(scores, labels)
     return fit_percentile(suggested)

@@ -185,7 +185,7 @@ def score_opportunities(
 
 def calibrate_scores(site: SitePriorities, suggested: Sequence[float]) -> Calibration:
     """The site's calibration: every scorable pair's score, the linked ones positive."""
-    return calibrate(site.score.tolist(), site.table.linked.tolist(), suggested)
+    return calibrate(site.score, site.table.linked, suggested)
 
 
 def _rejected(table: PairTable, decisions: dict[tuple[str, str], str]) -> NDArray[np.bool_]:

@@ -72,3 +72,14 @@ def test_calibrate_fits_with_enough_labels_else_ranks_suggestions() -> None:
     few = calibrate(scores, [s > 0.95 for s in scores], suggested=[0.5, 0.9])
     assert few.method == "percentile"
     assert (few.confidence(0.5), few.confidence(0.9)) == (0.5, 1.0)
+
+
+def test_bins_take_equal_counts_and_keep_equal_scores_together() -> None:
+    """25 scores, bins of 5: the third bin's fifth score (0.4) recurs, so it takes all seven
+    scores up to the last 0.4, and the fourth (0.6, 0.6, 0.6, 0.8, 0.8) every 0.8 left; the
+    knots are each bin's mean score, the values its smoothed share of links."""
+    scores = [0.0] * 5 + [0.2] * 5 + [0.3, 0.3, 0.4, 0.4, 0.4, 0.4, 0.4] + [0.6] * 3 + [0.8] * 5
+    labels = [False] * 10 + [False, True] * 3 + [True] + [True] * 8
+    cal = fit_isotonic(list(reversed(scores)), list(reversed(labels)), bins=5)
+    assert cal.scores == pytest.approx((0.0, 0.2, (0.6 + 2.0) / 7, (1.8 + 4.0) / 8))
+    assert cal.values == pytest.approx((0.5 / 6, 0.5 / 6, 4.5 / 8, 8.5 / 9), abs=1e-6)
