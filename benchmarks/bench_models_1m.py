@@ -1,8 +1,10 @@
 """Site-wide models at 1M pages on generated vectors and texts: ANN build, all-pages top-k,
-recall@10 against exact search, and (with --site-models) the lexical/name models.
+recall@10 against exact search, (with --site-models) the lexical/name models, and (with
+--candidates) candidate retrieval on a sample of sources and the scoring of every page's pairs
+(see bench_pairs_1m.py).
 
     pip install -e '.[bench]'
-    python benchmarks/bench_models_1m.py --pages 1000000 --json /tmp/models-1m.json
+    python benchmarks/bench_models_1m.py --pages 1000000 --candidates --json /tmp/m1m.json
     python benchmarks/bench_models_1m.py --pages 60000 --site-models     # a quick check
 
 Vectors: 384-d float32, L2-normalised: one topic centroid per ~250 pages, topics grouped in
@@ -54,14 +56,17 @@ def generate_vectors(n_pages: int, dim: int, seed: int) -> tuple[np.ndarray, np.
     return vectors, topics
 
 
-def query_all(ann: AnnIndex, vectors: np.ndarray, k: int, limit: int | None) -> int:
-    """Every page's top ``k`` (or the first ``limit`` pages'), in batches; returns pairs found."""
+def query_all(
+    ann: AnnIndex, vectors: np.ndarray, k: int, limit: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(similarities, ids) of every page's top ``k`` + 1 (itself included), or of the first
+    ``limit`` pages', searched in batches."""
     n = len(vectors) if limit is None else min(limit, len(vectors))
-    found = 0
+    sims, ids = np.zeros((n, k + 1), np.float32), np.full((n, k + 1), -1, np.int64)
     for start in range(0, n, BATCH):
-        _, ids = ann.search(vectors[start : min(n, start + BATCH)], k + 1)
-        found += int((ids >= 0).sum())
-    return found
+        stop = min(n, start + BATCH)
+        sims[start:stop], ids[start:stop] = ann.search(vectors[start:stop], k + 1)
+    return sims, ids
 
 
 def recall_at_k(ann: AnnIndex, vectors: np.ndarray, sample: int, k: int, seed: int) -> float:
@@ -88,21 +93,60 @@ def generate_texts(topics: np.ndarray, words: int, seed: int) -> tuple[list[str]
     return titles, texts
 
 
-def site_models(urls: list[str], titles: list[str], texts: list[str], topics: np.ndarray) -> Any:
-    """linkpipe's site-wide lexical models over the generated pages (3 same-topic links each)."""
-    from linkpipe.lib.links.site_models import SitePage, build_site_models
-
+def generated_links(urls: list[str], topics: np.ndarray) -> dict[str, set[str]]:
+    """Three content links a page, to pages of its topic."""
     rng = np.random.default_rng(9)
     by_topic: dict[int, list[int]] = {}
     for i, topic in enumerate(topics.tolist()):
         by_topic.setdefault(topic, []).append(i)
-    links = {
+    return {
         urls[i]: {urls[j] for j in rng.choice(by_topic[t], size=3)}
         for i, t in enumerate(topics.tolist())
     }
+
+
+def site_models(
+    urls: list[str], titles: list[str], texts: list[str], links: dict[str, set[str]]
+) -> Any:
+    """linkpipe's site-wide lexical models over the generated pages."""
+    from linkpipe.lib.links.site_models import SitePage, build_site_models
+
     pages = [SitePage(u, t, t, u.rsplit("/", 1)[-1]) for u, t in zip(urls, titles, strict=True)]
     texts_iter = (SitePage(u, t, t, "", x) for u, t, x in zip(urls, titles, texts, strict=True))
     return build_site_models(pages, texts_iter, links, {})
+
+
+def pairs_and_scoring(
+    meter: Meter,
+    args: argparse.Namespace,
+    site: Any,
+    ann: AnnIndex,
+    hits: tuple[np.ndarray, np.ndarray],
+) -> dict[str, Any]:
+    """The candidates (a sample) and the scoring of every page's pairs (bench_pairs_1m.py)."""
+    from bench_pairs_1m import candidates_sample, page_facts, pair_table
+
+    from linkpipe.lib.links.site_scoring import score_site
+
+    facts: dict[str, Any] = {}
+    with meter.measure("site_context"):
+        context = site.context()
+    with meter.measure("candidates_sample"):
+        found = candidates_sample(site, context, ann, args.candidate_sample, args.seed)
+    per_source = meter.stages[-1].cpu_s / max(1, found["sources"])
+    found["cpu_ms_a_source"] = round(1000 * per_source, 3)
+    found["cpu_s_every_source"] = round(per_source * len(site.urls), 1)  # extrapolated
+    facts["candidates"] = found
+    del context
+    with meter.measure("pair_table"):
+        table = pair_table(site, *hits)
+    with meter.measure("page_facts"):
+        pages = page_facts(site, args.seed)
+    with meter.measure("scoring"):
+        scores = score_site(table, pages)
+    facts |= {"scored_pairs": len(table), "opportunities": len(scores.opportunities)}
+    facts["weights"] = scores.weights.method
+    return facts
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -115,15 +159,22 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ann = build_index(vectors, urls)
     facts |= {"index": ann.kind, "build_recall_at_10": ann.recall_at_k}
     with meter.measure("ann_query_all"):
-        facts["pairs"] = query_all(ann, vectors, args.top_k, args.query_pages)
+        hits = query_all(ann, vectors, args.top_k, args.query_pages)
+    facts["pairs"] = int((hits[1] >= 0).sum())
     with meter.measure("recall_at_10"):
         facts["recall_at_10"] = recall_at_k(ann, vectors, args.recall_sample, 10, args.seed)
-    if args.site_models:
+    if args.site_models or args.candidates:
         with meter.measure("generate_texts"):
             titles, texts = generate_texts(topics, args.text_words, args.seed)
+            links = generated_links(urls, topics)
         with meter.measure("site_models"):
-            models = site_models(urls, titles, texts, topics)
+            models = site_models(urls, titles, texts, links)
         facts["tfidf_terms"] = int(models.tfidf.matrix.shape[1])
+    if args.candidates:
+        from bench_pairs_1m import GeneratedSite
+
+        site = GeneratedSite(urls, titles, texts, vectors, links, models)
+        facts |= pairs_and_scoring(meter, args, site, ann, hits)
     stages = [s.as_dict() for s in meter.stages]
     measured = [s for s in meter.stages if not s.stage.startswith("generate")]
     return {
@@ -161,6 +212,10 @@ def main() -> None:
     parser.add_argument("--recall-sample", type=int, default=2_000)
     parser.add_argument("--site-models", action="store_true", help="also texts + lexical models")
     parser.add_argument("--text-words", type=int, default=120)
+    parser.add_argument(
+        "--candidates", action="store_true", help="also candidates (a sample) + scoring"
+    )
+    parser.add_argument("--candidate-sample", type=int, default=20_000, metavar="SOURCES")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None, metavar="PATH")
     args = parser.parse_args()
