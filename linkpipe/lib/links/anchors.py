@@ -44,6 +44,8 @@ STOP_STEMS = frozenset(phrase_key(" ".join(STOPWORDS)))
 WORD_OK_RE = re.compile(r"^[^\W\d_][\w'\-]*$", re.UNICODE)
 
 SentenceRange = tuple[int, int, int, int, int]  # (paragraph_idx, start, end, tok_lo, tok_hi)
+
+
 @dataclass
 class SourceText:
     """The source page's main text with its sentences and existing-link spans."""
@@ -54,11 +56,20 @@ class SourceText:
     judge: PhraseJudge | None = None  # None: the installed parser (:func:`default_judge`)
 
     def __post_init__(self) -> None:
-        self.tokens = tokens_with_offsets(self.text)
-        self.stems = [t[0] for t in self.tokens]
         if self.judge is None:
             self.judge = default_judge()
         self.deferring = False  # see deferred_parses
+
+    @functools.cached_property
+    def tokens(self) -> list[tuple[str, int, int]]:
+        """(stem, start, end) of every word, made when first asked for (a source copied from
+        the previous crawl never is)."""
+        return tokens_with_offsets(self.text)
+
+    @functools.cached_property
+    def stems(self) -> list[str]:
+        """The stem of every token."""
+        return [t[0] for t in self.tokens]
 
     def _sentence(self, sent_start: int, sent_end: int) -> str:
         """The sentence's text; while deferring, :class:`ParseNeeded` when it is not parsed."""
