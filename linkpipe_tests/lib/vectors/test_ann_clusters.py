@@ -2,7 +2,14 @@
 
 import numpy as np
 
-from linkpipe.lib.vectors.ann import build_index, deserialize, serialize
+from linkpipe.lib.vectors.ann import (
+    FIRST_NPROBE,
+    TARGET_RECALL,
+    build_index,
+    deserialize,
+    exact_neighbours,
+    serialize,
+)
 from linkpipe.lib.vectors.clusters import CLUSTER_SCHEMA, SUMMARY_SCHEMA, cluster_pages
 
 
@@ -31,6 +38,31 @@ def test_ivf_index_measures_recall():
     assert 0.5 < ann.recall_at_k <= 1.0
     restored = deserialize(serialize(ann), ann.urls, ann.kind, ann.recall_at_k, 10, 0.0)
     assert (restored.search(x[:5], 3)[1] == ann.search(x[:5], 3)[1]).all()
+
+
+def _recall(ann, x, nprobe):
+    rows, truth = exact_neighbours(x, 10, 1000, 0)
+    ann.index.nprobe = nprobe
+    got = ann.search(x[rows], 10)[1]
+    return sum(len(set(t) & set(g)) for t, g in zip(truth, got, strict=True)) / truth.size
+
+
+def test_ivf_probes_the_fewest_lists_that_reach_the_target_recall():
+    """Uniform vectors in 16 dimensions have no clusters: 4 lists of 219 find few true
+    neighbours, so the probes double until the sample's recall reaches the target, and half
+    as many would not have; vectors in 300 tight clusters keep the first 4."""
+    rng = np.random.default_rng(3)
+    x = unit(rng, 3000, 16)
+    ann = build_index(x, [str(i) for i in range(3000)], exact_threshold=1000)
+    probes = int(ann.kind.split("nprobe=")[1].rstrip(")"))
+    assert ann.kind.startswith("ivf_flat(nlist=219,") and probes > FIRST_NPROBE
+    assert ann.recall_at_k >= TARGET_RECALL and _recall(ann, x, probes) == ann.recall_at_k
+    assert _recall(ann, x, probes // 2) < TARGET_RECALL
+    centres = unit(rng, 300, 16)
+    clustered = centres[rng.integers(0, 300, 3000)] + 0.05 * unit(rng, 3000, 16)
+    clustered /= np.linalg.norm(clustered, axis=1, keepdims=True)
+    easy = build_index(clustered, [str(i) for i in range(3000)], exact_threshold=1000)
+    assert easy.kind.endswith(f"nprobe={FIRST_NPROBE})") and easy.recall_at_k >= TARGET_RECALL
 
 
 def test_clusters_bridges_and_gaps():
