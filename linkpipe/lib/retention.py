@@ -33,8 +33,11 @@ _FRESH_VIEW = "_linkpipe_fresh"
 # crawl-keyed tables an update copies whole again: small, and written outside runs (a crawl's
 # status; `linkpipe whatif`)
 ALWAYS_AGAIN = frozenset({"crawls", "crawl_runs", "whatif_pages"})
-# caches of vectors and parses, not data to analyse; the schema marker (the new copy has it)
-_NOT_PUBLISHED = frozenset({"embedding_cache", "parse_cache", "crawl_parses", "linkpipe_schema"})
+# caches of vectors and parses and the candidate step's digests of each source (the
+# bookkeeping of its reuse), not data to analyse; the schema marker (the new copy has it)
+_NOT_PUBLISHED = frozenset(
+    {"embedding_cache", "parse_cache", "crawl_parses", "candidate_sources", "linkpipe_schema"}
+)
 
 
 def crawls_beyond(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
@@ -97,9 +100,11 @@ def publish_copy(
         execute(con, "write/attach_published", [str(tmp)])
         try:
             plan = _plan(con, left_out, refreshed if update else None, update)
-            with registered_frame(con, _LEFT_OUT_VIEW, _crawl_frame(left_out)), registered_frame(
-                con, _STALE_VIEW, _crawl_frame(plan.stale)
-            ), registered_frame(con, _FRESH_VIEW, _crawl_frame(plan.fresh)):
+            with (
+                registered_frame(con, _LEFT_OUT_VIEW, _crawl_frame(left_out)),
+                registered_frame(con, _STALE_VIEW, _crawl_frame(plan.stale)),
+                registered_frame(con, _FRESH_VIEW, _crawl_frame(plan.fresh)),
+            ):
                 tables = fetch_dicts(con, "read/select_published_tables")
                 for table in [r["table_name"] for r in tables]:
                     _publish_table(con, table, update)

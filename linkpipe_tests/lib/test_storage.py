@@ -364,6 +364,9 @@ def _history(db):
         execute(con, "write/upsert_decision", ["a1", "t", "accepted", "ed", "2026-01-01", "", "a1"])
         execute(con, "write/insert_signal", ["gsc", "a1", 5, 50, 3.0, 0, 0, 0, "f.csv"])
         con.execute("INSERT INTO embedding_cache VALUES ('a1', 'm', [1.0], current_timestamp)")
+        write_partition(
+            con, "a4", {"candidate_sources": [{"source_url": "a", "digest": "d"}]}, shard=0
+        )
 
 
 def _crawl_rows(con):
@@ -445,6 +448,8 @@ def test_published_copy_holds_the_recent_crawls_and_replaces_the_old_copy(tmp_pa
     published = connect(second, read_only=True)
     assert _crawl_rows(published) == dict.fromkeys(_crawl_rows(published), ["a4", "b1"])
     assert _site_rows(published) == [1, 1, 0]  # decisions and signals; no embedding cache
+    # nor the candidate step's bookkeeping (the source has a4's)
+    assert published.execute("SELECT count(*) FROM candidate_sources").fetchone() == (0,)
     assert published.execute("SELECT count(*) FROM v_opportunities").fetchone() == (0,)
     published.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.duckdb", "t.published.duckdb"]
