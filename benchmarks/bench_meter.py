@@ -159,9 +159,10 @@ class _Open:
 class Meter:
     """Measures consecutive stages: ``switch(label)`` ends the running stage and starts one."""
 
-    def __init__(self) -> None:
+    def __init__(self, echo: bool = False) -> None:
         self.stages: list[StageUsage] = []
         self._open: _Open | None = None
+        self.echo = echo  # print each stage's usage to stderr as it ends (long runs)
 
     def switch(self, label: str) -> None:
         """End the running stage (if any) and start measuring ``label``."""
@@ -197,6 +198,13 @@ class Meter:
             dict(rows or {}),
         )
         self.stages.append(usage)
+        if self.echo:
+            print(
+                f"  {usage.stage}: cpu {usage.cpu_s:,.1f} s, wall {usage.wall_s:,.1f} s, "
+                f"rss {usage.rss_tree_peak_mib:,.0f} MiB",
+                file=sys.stderr,
+                flush=True,
+            )
         return usage
 
     def measure(self, label: str) -> _Measured:

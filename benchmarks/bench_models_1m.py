@@ -151,7 +151,7 @@ def pairs_and_scoring(
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Every stage in order under one Meter; figures besides usage in ``facts``."""
-    meter, facts = Meter(), dict[str, Any]()
+    meter, facts = Meter(echo=True), dict[str, Any]()
     with meter.measure("generate_vectors"):
         vectors, topics = generate_vectors(args.pages, args.dim, args.seed)
     urls = [f"https://example.com/t{t}/p{i}.html" for i, t in enumerate(topics.tolist())]
