@@ -60,6 +60,14 @@ class SourceText:
             self.judge = default_judge()
         self.deferring = False  # see deferred_parses
 
+    def release(self) -> None:
+        """Drop what was computed from the text (tokens, stems, sentence ranges, words and
+        their positions: ~100-200 KB a page); it is computed again if asked for. A shard
+        releases each batch's sources once they are placed, so its memory holds one batch's,
+        not every source's (at 100k pages a shard has 25,000)."""
+        for name in _DERIVED:
+            self.__dict__.pop(name, None)
+
     @functools.cached_property
     def tokens(self) -> list[tuple[str, int, int]]:
         """(stem, start, end) of every word, made when first asked for (a source copied from
@@ -159,6 +167,10 @@ class SourceText:
             for i in range(lo, hi):
                 out[self.stems[i]].append((i, number))
         return out
+
+
+_DERIVED = ("tokens", "stems", "ranges", "content_words", "stem_codes", "stem_positions")
+"""The cached properties of :class:`SourceText`, all computed from its text."""
 
 
 @dataclass

@@ -338,6 +338,8 @@ def shard_candidates(
         rows += candidate_rows(site, found, texts, vectors, reuse, encode, keys, copied)
         if parses is not None:
             parses.store(texts[f.source] for f in found)
+        for url in batch:
+            texts[url].release()  # memory holds one batch's tokens, not the shard's
         done = min(i + SOURCE_BATCH, len(sources))
         progress.report(f"candidates shard {shard}", done, len(sources))
     return rows

@@ -94,3 +94,26 @@ def test_a_one_word_name_used_as_a_verb_is_no_anchor_but_as_a_noun_it_is():
     )
     choices = place_anchor(src, target)
     assert [(c.anchor_text, c.start) for c in choices] == [("reset", text.index("reset method"))]
+
+
+def test_release_drops_what_the_text_gives_and_computes_it_again_the_same():
+    """A shard releases each batch's sources after placing them: every cached property goes
+    (none is missing from the list) and comes back equal, with the same anchor."""
+    import functools
+
+    from linkpipe.lib.links import anchors
+
+    def derived(src: SourceText) -> dict[str, object]:
+        codes, numbers = src.stem_codes
+        values = {name: getattr(src, name) for name in anchors._DERIVED}
+        return values | {"stem_codes": (codes, numbers.tolist())}
+
+    cached = {n for n, v in vars(SourceText).items() if isinstance(v, functools.cached_property)}
+    assert cached == set(anchors._DERIVED)
+    src = source()
+    target = TargetProfile("/t", [("Historical optimization", "title")], {"revisit": 1.0})
+    before, placed = derived(src), place_anchor(src, target)
+    src.release()
+    assert not cached & set(vars(src))
+    assert derived(src) == before and len(src.tokens) > 30
+    assert place_anchor(src, target) == placed
