@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Sequence, Set
+from collections.abc import Callable, Sequence, Set
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 import numpy as np
+import polars as pl
 
 from linkpipe.lib import progress
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
@@ -51,6 +53,7 @@ from linkpipe.lib.storage import (
     fetch_dicts,
     one_connection,
     open_db,
+    rows_to_frame,
     stored_config,
     write_partition,
 )
@@ -59,6 +62,27 @@ from linkpipe.lib.vectors.ann import AnnIndex
 from linkpipe.lib.vectors.embedding import Embedder
 
 SOURCE_BATCH = 256  # sources whose words are embedded (or read from the cache) in one call
+
+
+@dataclass
+class ShardRows:
+    """A shard's computed rows, batch by batch, as frames with their pair digests: as objects
+    a row takes ~2 KB and its record ~1.4 KB more when written, and at 100k pages a shard has
+    over a million rows. Keeps the five most similar pairs for the stage's preview."""
+
+    sources: SourceReuse | None
+    frames: list[pl.DataFrame] = field(default_factory=list)
+    closest: list[CandidatePair] = field(default_factory=list)
+
+    def add(self, rows: list[CandidatePair]) -> None:
+        """One batch's rows."""
+        pairs = records(rows)
+        digests = self.sources.pairs if self.sources is not None else {}
+        for row, pair in zip(rows, pairs, strict=True):
+            pair["pair_digest"] = digests.get(row.source_url, {}).get(row.target_url)
+        if pairs:
+            self.frames.append(rows_to_frame(pairs, list(pairs[0])))
+        self.closest = sorted([*self.closest, *rows], key=lambda r: -r.semantic_sim)[:5]
 
 
 def load_site_context(db_path: str | Path, crawl_id: str) -> SiteContext:
@@ -141,15 +165,15 @@ def materialize_candidate_pairs(
     sources = SourceReuse(settings, pages, previous.digests, previous.pairs)
     with open_db(db_path) as con:
         gate = _source_gate(con, crawl_id, previous, sources, site, CandidateLimits(k=k))
-    parses = ParseCache(db_path)
-    rows = shard_candidates(site, ann, texts, shard, encode, k, known, parses, sources, gate)
+    parses, rows = ParseCache(db_path), ShardRows(sources)
+    shard_candidates(site, ann, texts, shard, encode, k, known, parses, sources, gate, rows.add)
     with open_db(db_path) as con:
         written = write_partition(
             con, crawl_id, _shard_tables(rows, digest, sources, gate), shard=shard,
             copied=_copied_sources(previous.crawl_id, sources, gate),
             then=[_mention_counts(site.mentions.config, crawl_id, shard)],
         )  # fmt: skip
-    closest = sorted(rows, key=lambda r: -r.semantic_sim)[:5]
+    closest = rows.closest
     meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": written["candidate_pairs"]}
     meta |= {"sources_copied": len(sources.kept) + len(gate.quiet)}
     meta |= {"sources_quiet": len(gate.quiet), "pairs_copied": len(sources.kept_pairs)}
@@ -187,13 +211,10 @@ def _source_gate(
 
 
 def _shard_tables(
-    rows: list[CandidatePair], digest: str, sources: SourceReuse, gate: SourceGate
+    rows: ShardRows, digest: str, sources: SourceReuse, gate: SourceGate
 ) -> dict[str, PartitionRows]:
-    """The computed rows of a shard with their pair digests, its inputs digest and the row
+    """The computed rows of a shard (with their pair digests), its inputs digest and the row
     digest, gate digest and name keys of each source retrieved."""
-    pairs = records(rows)
-    for row, pair in zip(rows, pairs, strict=True):
-        pair["pair_digest"] = sources.pairs.get(row.source_url, {}).get(row.target_url)
     none: tuple[str | None, list[str] | None] = (None, None)  # a source without text
     digests = [
         {"source_url": s, "digest": d, "gate_digest": gate.computed.get(s, none)[0],
@@ -201,7 +222,7 @@ def _shard_tables(
         for s, d in sources.digests.items()
     ]  # fmt: skip
     return {
-        "candidate_pairs": pairs,
+        "candidate_pairs": iter(rows.frames),  # frame by frame (a list would be rows)
         "candidate_inputs": [{"digest": digest}],
         "candidate_sources": digests,
     }
@@ -304,6 +325,7 @@ def shard_candidates(
     parses: ParseCache | None = None,
     kept: SourceReuse | None = None,
     gate: SourceGate | None = None,
+    sink: Callable[[list[CandidatePair]], None] | None = None,
 ) -> list[CandidatePair]:
     """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time; anchors are
     placed semantically with ``encode`` (the words of a batch's sources embedded in one call;
@@ -311,7 +333,8 @@ def shard_candidates(
     from the previous crawl get no rows here (``kept.kept``: the caller copies theirs); sources
     all of whose pairs ``reuse`` knows are not encoded at all; the sentence parses of the
     others are read from and added to ``parses``. With ``gate`` (and ``kept``), the sources it
-    finds quiet are not even retrieved (``gate.quiet``: the caller copies their rows)."""
+    finds quiet are not even retrieved (``gate.quiet``: the caller copies their rows). With
+    ``sink``, each batch's rows go to it instead of the list returned (then empty)."""
     sources = sorted(texts)
     limits = CandidateLimits(k=k)
     rows: list[CandidatePair] = []
@@ -335,7 +358,11 @@ def shard_candidates(
         vectors = encode_sources({u: texts[u] for u in new}, encode) if encode and new else None
         if parses is not None:
             parses.load(texts[u] for u in new)
-        rows += candidate_rows(site, found, texts, vectors, reuse, encode, keys, copied)
+        batch_rows = candidate_rows(site, found, texts, vectors, reuse, encode, keys, copied)
+        if sink is not None:
+            sink(batch_rows)
+        else:
+            rows += batch_rows
         if parses is not None:
             parses.store(texts[f.source] for f in found)
         for url in batch:
