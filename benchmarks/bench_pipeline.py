@@ -67,7 +67,8 @@ def run_scenario(
     from linkpipe.lib.stages.crawl_export import register_crawl
 
     register_crawl(db, crawl_id, base_url + "/", "crawler", "", crawl_config(n_pages))
-    meter = Meter()
+    print(f" {crawl_id}:", file=sys.stderr, flush=True)
+    meter = Meter(echo=True)  # each stage as it ends: a run stopped early keeps its figures
     RUNNERS[mode](db, crawl_id, model, meter)
     for stage in meter.stages:
         print(
