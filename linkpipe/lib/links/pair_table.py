@@ -31,7 +31,7 @@ EVIDENCE = (
     "shared_neighbors",
 )
 
-# The full rows (with anchors) of the pairs asked for, as (source code, target code), in order.
+# The full rows (with anchors) of a table's pairs at the given indices, in their order.
 RowReader = Callable[["PairTable", NDArray[np.int64]], list[CandidatePair]]
 
 

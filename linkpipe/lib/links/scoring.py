@@ -190,6 +190,8 @@ def calibrate_scores(site: SitePriorities, suggested: Sequence[float]) -> Calibr
 
 def _rejected(table: PairTable, decisions: dict[tuple[str, str], str]) -> NDArray[np.bool_]:
     """Whether each pair was rejected by an editor."""
+    if "rejected" not in decisions.values():
+        return np.zeros(len(table), dtype=np.bool_)
     code = {u: i for i, u in enumerate(table.urls)}
     keys = [
         code[s] * len(table.urls) + code[t]

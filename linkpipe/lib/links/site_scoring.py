@@ -25,10 +25,11 @@ def site_weights(
     config: ScoringConfig, candidates: PairTable, facts: dict[str, PageFacts]
 ) -> WeightFit:
     """The weights of this site: learned from its labelled pairs between pages that can be
-    suggested (both indexable, not the same page), or the configured ones."""
+    suggested (``candidates``: already those, see :meth:`PairTable.scorable`), or the
+    configured ones."""
     if not config.learn_weights:
         return default_fit(config, "defaults: learning is off ([scoring] learn_weights = false)")
-    return fit_site_weights(config, candidates.scorable(set(facts)), config.min_linked_pairs)
+    return fit_site_weights(config, candidates, config.min_linked_pairs)
 
 
 def score_site(
@@ -39,7 +40,7 @@ def score_site(
 ) -> SiteScores:
     """Fit the site's weights, then score, cap and explain its candidates with them."""
     config = config or ScoringConfig()
-    table = as_table(candidates)
+    table = as_table(candidates).scorable(set(facts))  # score_opportunities keeps it whole
     fit = site_weights(config, table, facts)
     rows, cannibal = score_opportunities(table, facts, decisions, fit.apply(config))
     return SiteScores(rows, cannibal, fit)
