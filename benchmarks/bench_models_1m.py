@@ -127,6 +127,7 @@ def pairs_and_scoring(
     from bench_pairs_1m import candidates_sample, page_facts, pair_table
 
     from linkpipe.lib.links.site_scoring import score_site
+    from linkpipe.lib.stages.link_opportunities import OpportunityFrames
 
     facts: dict[str, Any] = {}
     with meter.measure("site_context"):
@@ -142,9 +143,11 @@ def pairs_and_scoring(
         table = pair_table(site, *hits)
     with meter.measure("page_facts"):
         pages = page_facts(site, args.seed)
-    with meter.measure("scoring"):
+    with meter.measure("scoring"):  # rows made and kept as frames, as the stage does
         scores = score_site(table, pages)
-    facts |= {"scored_pairs": len(table), "opportunities": len(scores.opportunities)}
+        made = OpportunityFrames.of(scores.batches())
+    opportunities = sum(frame.height for frame in made.frames)
+    facts |= {"scored_pairs": len(table), "opportunities": opportunities}
     facts["weights"] = scores.weights.method
     return facts
 

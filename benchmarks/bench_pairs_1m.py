@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,34 +134,26 @@ def _lexical(
 
 
 def _reader(urls: list[str]) -> Any:
-    """Full rows of the pairs scoring keeps, made from the table (no placements)."""
+    """Full rows of the pairs scoring keeps, made from the table (no placements), a batch
+    at a time."""
 
-    def read(table: PairTable, index: NDArray[np.int64]) -> list[CandidatePair]:
-        rows = []
-        for i in index.tolist():
-            sem, lex, title, mention, cocitation, shared = table.evidence[i].tolist()
-            source, target = urls[int(table.source[i])], urls[int(table.target[i])]
-            rows.append(
-                CandidatePair(
-                    source,
-                    target,
-                    None,
-                    sem,
-                    lex,
-                    title,
-                    mention,
-                    None,
-                    None,
-                    None,
-                    cocitation,
-                    shared,
-                    bool(table.linked[i]),
-                    False,
-                )  # fmt: skip
-            )
-        return rows
+    def read(
+        table: PairTable, index: NDArray[np.int64], size: int
+    ) -> Iterator[list[CandidatePair]]:
+        for start in range(0, len(index), size):
+            yield [_row(table, urls, i) for i in index[start : start + size].tolist()]
 
     return read
+
+
+def _row(table: PairTable, urls: list[str], i: int) -> CandidatePair:
+    """The candidate row of the ``i``-th pair of the table."""
+    sem, lex, title, mention, cocitation, shared = table.evidence[i].tolist()
+    source, target = urls[int(table.source[i])], urls[int(table.target[i])]
+    return CandidatePair(
+        source, target, None, sem, lex, title, mention, None, None, None, cocitation, shared,
+        bool(table.linked[i]), False,
+    )  # fmt: skip
 
 
 def page_facts(site: GeneratedSite, seed: int) -> dict[str, PageFacts]:

@@ -12,7 +12,7 @@ comparing their URLs does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -31,15 +31,20 @@ EVIDENCE = (
     "shared_neighbors",
 )
 
-# The full rows (with anchors) of a table's pairs at the given indices, in their order.
-RowReader = Callable[["PairTable", NDArray[np.int64]], list[CandidatePair]]
+# The full rows (with anchors) of a table's pairs at the given indices, in their order, a
+# batch of at most the given size at a time.
+RowReader = Callable[["PairTable", NDArray[np.int64], int], Iterator[list[CandidatePair]]]
 
 
 def _own_rows(pairs: Sequence[CandidatePair]) -> RowReader:
     """A reader of the given pairs (a table made of them keeps their order)."""
 
-    def read(table: PairTable, index: NDArray[np.int64]) -> list[CandidatePair]:
-        return [pairs[i] for i in table.rows[index].tolist()]
+    def read(
+        table: PairTable, index: NDArray[np.int64], size: int
+    ) -> Iterator[list[CandidatePair]]:
+        positions = table.rows[index].tolist()
+        for start in range(0, len(positions), size):
+            yield [pairs[i] for i in positions[start : start + size]]
 
     return read
 
@@ -82,9 +87,10 @@ class PairTable:
         known = np.array([u in pages for u in self.urls], dtype=np.bool_)
         return self.where((self.source != self.target) & known[self.source] & known[self.target])
 
-    def pairs(self, index: NDArray[np.int64]) -> list[CandidatePair]:
-        """The full rows, with their placements, of the pairs at ``index``, in its order."""
-        return self.read_rows(self, index)
+    def pairs(self, index: NDArray[np.int64], size: int) -> Iterator[list[CandidatePair]]:
+        """The full rows, with their placements, of the pairs at ``index``, in its order,
+        ``size`` at a time."""
+        return self.read_rows(self, index, size)
 
     @classmethod
     def of_pairs(cls, pairs: Sequence[CandidatePair]) -> PairTable:

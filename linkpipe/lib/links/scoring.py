@@ -7,7 +7,8 @@ documented in docs/architecture.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -156,31 +157,82 @@ def build_reason(
     return text[0].upper() + text[1:] + "."
 
 
+# Kept pairs whose full rows (placements) are read and explained at once: memory holds one
+# batch of candidate and opportunity rows, whatever the number of pairs kept.
+OPPORTUNITY_BATCH = 20_000
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The pairs scoring keeps, as indices into the scored table (best first) with their rank
+    on their source, the site's confidence calibration and the cannibalisation pairs found."""
+
+    site: SitePriorities
+    kept: NDArray[np.int64]
+    ranks: NDArray[np.int64]
+    calibration: Calibration
+    cannibalisation: list[CannibalisationPair]
+
+
+def select_opportunities(
+    candidates: PairTable | Sequence[CandidatePair],
+    facts: dict[str, PageFacts],
+    decisions: dict[tuple[str, str], str] | None = None,
+    config: ScoringConfig | None = None,
+) -> Selection:
+    """Score every pair of ``candidates`` between two pages of ``facts`` and keep the best
+    within the caps, on arrays: no row is read. The confidence is calibrated on every such
+    pair, those linked in content being the positives (see
+    :func:`linkpipe.lib.links.calibration.calibrate`)."""
+    config = config or ScoringConfig()
+    site = site_priorities(config, as_table(candidates).scorable(set(facts)), facts)
+    order, cannibal = suggestable(site, facts, decisions or {}, config)
+    kept, ranks = within_caps(site, order, config)
+    suggested = [round(score, 6) for score in site.score[kept].tolist()]
+    return Selection(site, kept, ranks, calibrate_scores(site, suggested), cannibal)
+
+
+def opportunity_batches(
+    selection: Selection,
+    facts: dict[str, PageFacts],
+    decisions: dict[tuple[str, str], str] | None = None,
+    config: ScoringConfig | None = None,
+    size: int = OPPORTUNITY_BATCH,
+) -> Iterator[list[LinkOpportunity]]:
+    """The opportunity rows of the kept pairs, best first, ``size`` at a time: each batch's
+    full candidate rows are read (the caps do not depend on them), its anchors picked by one
+    :class:`~linkpipe.lib.links.anchors.AnchorLedger` that runs over every batch in order,
+    and its reasons written."""
+    config = config or ScoringConfig()
+    decisions = decisions or {}
+    ledger = AnchorLedger(config.max_same_anchor_per_target)
+    site = selection.site
+    starts = range(0, len(selection.kept), size)
+    for start, pairs in zip(starts, site.table.pairs(selection.kept, size), strict=True):
+        index = selection.kept[start : start + size].tolist()
+        ranks = selection.ranks[start : start + size].tolist()
+        rows = []
+        for i, rank, cand in zip(index, ranks, pairs, strict=True):
+            anchor = ledger.pick(cand.source_url, cand.target_url, cand.anchors)
+            priority, t = site.priority(i, cand), cand.target_url
+            reason = build_reason(cand, anchor, facts[t], config, priority)
+            decision = decisions.get((cand.source_url, t))
+            calibration = selection.calibration
+            rows.append(opportunity(priority, rank, facts, decision, anchor, reason, calibration))
+        yield rows
+
+
 def score_opportunities(
     candidates: PairTable | Sequence[CandidatePair],
     facts: dict[str, PageFacts],
     decisions: dict[tuple[str, str], str] | None = None,
     config: ScoringConfig | None = None,
 ) -> tuple[list[LinkOpportunity], list[CannibalisationPair]]:
-    """(opportunity rows, cannibalisation rows) from every shard's candidate rows. The
-    confidence is calibrated on every pair between two pages of ``facts``, those linked in
-    content being the positives (see :func:`linkpipe.lib.links.calibration.calibrate`).
-    Only the kept pairs' full rows (their anchors) are read (the caps do not depend on them)."""
-    config = config or ScoringConfig()
-    decisions = decisions or {}
-    site = site_priorities(config, as_table(candidates).scorable(set(facts)), facts)
-    order, cannibal = suggestable(site, facts, decisions, config)
-    kept = within_caps(site, order, config)
-    pairs = site.table.pairs(np.array([i for i, _ in kept], dtype=np.int64))
-    placed = place_anchors(pairs, config)
-    calibration = calibrate_scores(site, [round(float(site.score[i]), 6) for i, _ in kept])
-    rows = []
-    for (i, rank), cand, anchor in zip(kept, pairs, placed, strict=True):
-        priority, t = site.priority(i, cand), cand.target_url
-        reason = build_reason(cand, anchor, facts[t], config, priority)
-        decision = decisions.get((cand.source_url, t))
-        rows.append(opportunity(priority, rank, facts, decision, anchor, reason, calibration))
-    return rows, cannibal
+    """(opportunity rows, cannibalisation rows) of :func:`select_opportunities` with every
+    row at once (:func:`opportunity_batches` gives them batch by batch)."""
+    selection = select_opportunities(candidates, facts, decisions, config)
+    batches = opportunity_batches(selection, facts, decisions, config)
+    return [row for batch in batches for row in batch], selection.cannibalisation
 
 
 def calibrate_scores(site: SitePriorities, suggested: Sequence[float]) -> Calibration:
@@ -254,30 +306,22 @@ def cannibalisation(
 
 def within_caps(
     site: SitePriorities, order: NDArray[np.int64], config: ScoringConfig
-) -> list[tuple[int, int]]:
-    """(pair index, rank) of each pair kept from ``order`` (best first) within the caps per
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(pair indices, ranks) of the pairs kept from ``order`` (best first) within the caps per
     source and per target; the n-th pair kept for a source is its rank n."""
     per_source = [0] * len(site.table.urls)
     per_target = [0] * len(site.table.urls)
     sources, targets = site.table.source.tolist(), site.table.target.tolist()
-    kept = []
+    kept, ranks = [], []
     for i in order.tolist():
         s, t = sources[i], targets[i]
         if per_source[s] >= config.max_per_source or per_target[t] >= config.max_per_target:
             continue
         per_source[s] += 1
         per_target[t] += 1
-        kept.append((i, per_source[s]))
-    return kept
-
-
-def place_anchors(
-    pairs: Sequence[CandidatePair], config: ScoringConfig
-) -> list[AnchorChoice | None]:
-    """The anchor of each kept pair (best first): the first of its placements the
-    :class:`~linkpipe.lib.links.anchors.AnchorLedger` allows, None when none fits."""
-    ledger = AnchorLedger(config.max_same_anchor_per_target)
-    return [ledger.pick(p.source_url, p.target_url, p.anchors) for p in pairs]
+        kept.append(i)
+        ranks.append(per_source[s])
+    return np.array(kept, dtype=np.int64), np.array(ranks, dtype=np.int64)
 
 
 def opportunity(

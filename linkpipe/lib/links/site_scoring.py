@@ -2,23 +2,47 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from linkpipe.lib.links.pair_table import PairTable, as_table
 from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair, LinkOpportunity
-from linkpipe.lib.links.scoring import score_opportunities
+from linkpipe.lib.links.scoring import (
+    OPPORTUNITY_BATCH,
+    Selection,
+    opportunity_batches,
+    select_opportunities,
+)
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.weights import WeightFit, default_fit, fit_site_weights
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SiteScores:
-    """A crawl's opportunity and cannibalisation rows and the weights they were scored with."""
+    """A crawl's kept pairs (see :class:`~linkpipe.lib.links.scoring.Selection`) and the
+    weights they were scored with; their rows are made batch by batch (:meth:`batches`: a
+    crawl's stage writes them so) or all at once (:attr:`opportunities`)."""
 
-    opportunities: list[LinkOpportunity]
-    cannibalisation: list[CannibalisationPair]
+    selection: Selection
     weights: WeightFit
+    facts: dict[str, PageFacts]
+    decisions: dict[tuple[str, str], str]
+    config: ScoringConfig  # with the site's weights applied
+
+    @property
+    def cannibalisation(self) -> list[CannibalisationPair]:
+        """The near-twin pairs found among the candidates."""
+        return self.selection.cannibalisation
+
+    def batches(self, size: int = OPPORTUNITY_BATCH) -> Iterator[list[LinkOpportunity]]:
+        """The opportunity rows, best first, ``size`` at a time."""
+        return opportunity_batches(self.selection, self.facts, self.decisions, self.config, size)
+
+    @cached_property
+    def opportunities(self) -> list[LinkOpportunity]:
+        """Every opportunity row, best first (evaluation, tests: the rows fit in memory)."""
+        return [row for batch in self.batches() for row in batch]
 
 
 def site_weights(
@@ -38,9 +62,12 @@ def score_site(
     decisions: dict[tuple[str, str], str] | None = None,
     config: ScoringConfig | None = None,
 ) -> SiteScores:
-    """Fit the site's weights, then score, cap and explain its candidates with them."""
+    """Fit the site's weights, then score and cap its candidates with them (the rows, with
+    anchors and reasons, are made when asked for)."""
     config = config or ScoringConfig()
-    table = as_table(candidates).scorable(set(facts))  # score_opportunities keeps it whole
+    decisions = decisions or {}
+    table = as_table(candidates).scorable(set(facts))  # select_opportunities keeps it whole
     fit = site_weights(config, table, facts)
-    rows, cannibal = score_opportunities(table, facts, decisions, fit.apply(config))
-    return SiteScores(rows, cannibal, fit)
+    applied = fit.apply(config)
+    selection = select_opportunities(table, facts, decisions, applied)
+    return SiteScores(selection, fit, facts, decisions, applied)

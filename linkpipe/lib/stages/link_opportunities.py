@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from tempfile import TemporaryDirectory
 
 import duckdb
 import numpy as np
 import polars as pl
+import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
 from linkpipe.lib.hashing import DEFAULT_SHARDS, library_code_digest
 from linkpipe.lib.links.pair_table import PairTable, RowReader
-from linkpipe.lib.links.rows import CandidatePair, candidate_pairs_of_rows, records
+from linkpipe.lib.links.rows import (
+    CandidatePair,
+    LinkOpportunity,
+    candidate_pairs_of_rows,
+    records,
+)
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.run_config import scoring_config
@@ -25,13 +34,15 @@ from linkpipe.lib.storage import (
     load_sql,
     open_db,
     registered_frame,
+    rows_to_frame,
     stored_config,
     write_partition,
 )
 from linkpipe.lib.value.signals import BusinessValue, load_business_values
 
 OPPORTUNITY_TABLES = ("link_opportunities", "cannibalisation_pairs", "scoring_weights")
-PAIRS_VIEW = "_linkpipe_pairs"  # the pairs whose full rows are read (select_candidates_of_pairs)
+PAIRS_VIEW = "_linkpipe_pairs"  # the pairs whose full rows are read (export_candidates_of_pairs)
+EXPORT_MEMORY = "1GB"  # DuckDB's memory while it sorts the kept rows (it spills beyond)
 
 
 def load_candidates(con: duckdb.DuckDBPyConnection, crawl_id: str) -> list[CandidatePair]:
@@ -53,24 +64,53 @@ def load_pair_table(db_path: str | Path, crawl_id: str) -> PairTable:
 def row_reader(db_path: str | Path, crawl_id: str) -> RowReader:
     """A reader of the stored candidate rows, with their placements, of the pairs asked for
     (a sentence, an anchor and its alternatives are most of a row: only the pairs scoring
-    keeps need them)."""
+    keeps need them). One query writes them, in the order asked, to a Parquet file beside the
+    database (DuckDB sorts out of core, within :data:`EXPORT_MEMORY`); they are read back a
+    batch at a time, without holding the database."""
 
-    def read(table: PairTable, index: NDArray[np.int64]) -> list[CandidatePair]:
+    def read(
+        table: PairTable, index: NDArray[np.int64], size: int
+    ) -> Iterator[list[CandidatePair]]:
+        if not len(index):
+            return
         keys = pl.DataFrame(
             {
+                "position": np.arange(len(index), dtype=np.int64),
                 "source_url": [table.urls[c] for c in table.source[index].tolist()],
                 "target_url": [table.urls[c] for c in table.target[index].tolist()],
             },
-            schema={"source_url": pl.String, "target_url": pl.String},
+            schema={"position": pl.Int64, "source_url": pl.String, "target_url": pl.String},
         )
-        with open_db(db_path) as con, registered_frame(con, PAIRS_VIEW, keys):
-            cur = con.execute(load_sql("read/select_candidates_of_pairs"), [crawl_id])
-            names = [d[0] for d in cur.description or []]
-            rows = candidate_pairs_of_rows(names, cur.fetchall())
-            found = {(p.source_url, p.target_url): p for p in rows}
-        return [found[pair] for pair in keys.iter_rows()]
+        folder = Path(db_path).resolve().parent
+        with TemporaryDirectory(prefix=".linkpipe-kept-", dir=folder) as tmp:
+            path = Path(tmp) / "kept.parquet"
+            _export_rows(db_path, crawl_id, keys, path, size)
+            stored = pq.ParquetFile(path)
+            if stored.metadata.num_rows != len(index):
+                raise RuntimeError(
+                    f"{crawl_id}: {stored.metadata.num_rows} of the {len(index)} candidate "
+                    "pairs kept were found: the crawl's candidates changed while it was scored"
+                )
+            for batch in stored.iter_batches(batch_size=size):
+                rows = zip(*(column.to_pylist() for column in batch.columns), strict=True)
+                yield list(candidate_pairs_of_rows(batch.schema.names, rows))
 
     return read
+
+
+def _export_rows(
+    db_path: str | Path, crawl_id: str, keys: pl.DataFrame, path: Path, size: int
+) -> None:
+    """Write the candidate rows of the pairs in ``keys``, in their ``position`` order, to
+    ``path`` (row groups of ``size`` rows)."""
+    sql = load_sql("read/export_candidates_of_pairs")
+    sql = sql.format(path=str(path).replace("'", "''"), rows=size)
+    with open_db(db_path) as con, registered_frame(con, PAIRS_VIEW, keys):
+        con.execute(f"SET memory_limit = '{EXPORT_MEMORY}'")
+        try:
+            con.execute(sql, [crawl_id])
+        finally:
+            con.execute("RESET memory_limit")
 
 
 def load_page_facts(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, PageFacts]:
@@ -137,25 +177,54 @@ def materialize_link_opportunities(
             if copied is not None:
                 return copied
     scores = score_site(load_pair_table(db_path, crawl_id), facts, decisions, config)
-    rows = scores.opportunities
+    made = OpportunityFrames.of(scores.batches())
     tables: dict[str, PartitionRows] = {
-        "link_opportunities": records(rows),
+        "link_opportunities": iter(made.frames),  # frame by frame (a list would be rows)
         "cannibalisation_pairs": records(scores.cannibalisation),
         "scoring_weights": [scores.weights.record()],
         "opportunity_inputs": [{"digest": digest}] if digest else [],
     }
     with open_db(db_path) as con:
         written = write_partition(con, crawl_id, tables)
-    best = sorted(rows, key=lambda r: -r.score)
     return StageResult(
         written,
-        preview(records(best), ["source_url", "target_url", "anchor_text", "score"]),
+        preview(records(made.best), ["source_url", "target_url", "anchor_text", "score"]),
         {
             "copied_from": "",
-            "in_sentence": sum(r.placement == "in_sentence" for r in rows),
-            "confidence_at_least_0_5": sum(r.confidence >= 0.5 for r in rows),
+            "in_sentence": made.in_sentence,
+            "confidence_at_least_0_5": made.confident,
             "pages_with_business_value": sum(f.business_value > 0 for f in facts.values()),
             "weights": f"{scores.weights.method}: {scores.weights.reason}",
             "scoring_weights": scores.weights.record(),
         },
     )
+
+
+@dataclass
+class OpportunityFrames:
+    """A crawl's opportunity rows as frames, batch by batch (a row as an object and its record
+    take ~2-3 KB; at 1M pages a crawl keeps ~5M rows), with what the stage reports of them:
+    the five best rows, the rows placed in a sentence and those of confidence 0.5 or more."""
+
+    frames: list[pl.DataFrame] = field(default_factory=list)
+    best: list[LinkOpportunity] = field(default_factory=list)
+    in_sentence: int = 0
+    confident: int = 0
+
+    @classmethod
+    def of(cls, batches: Iterable[list[LinkOpportunity]]) -> OpportunityFrames:
+        """The frames of every batch, in order."""
+        made = cls()
+        for rows in batches:
+            made.add(rows)
+        return made
+
+    def add(self, rows: list[LinkOpportunity]) -> None:
+        """One batch's rows (best first: a stable sort keeps the first of equal scores)."""
+        if not rows:
+            return
+        rows_records = records(rows)
+        self.frames.append(rows_to_frame(rows_records, list(rows_records[0])))
+        self.best = sorted([*self.best, *rows], key=lambda r: -r.score)[:5]
+        self.in_sentence += sum(r.placement == "in_sentence" for r in rows)
+        self.confident += sum(r.confidence >= 0.5 for r in rows)

@@ -6,7 +6,11 @@ import pytest
 
 from linkpipe.lib.links.anchors import AnchorChoice
 from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair
-from linkpipe.lib.links.scoring import score_opportunities
+from linkpipe.lib.links.scoring import (
+    opportunity_batches,
+    score_opportunities,
+    select_opportunities,
+)
 from linkpipe.lib.links.scoring_config import (
     PageFacts,
     ScoringConfig,
@@ -145,6 +149,31 @@ def test_same_anchor_never_for_two_targets_and_varied_per_target():
     second = next(r for r in rows if r.source_url == "/c")
     assert second.placement == "needs_new_sentence" and second.anchor_text is None
     assert "no sentence fits yet" in second.reason
+
+
+def test_rows_made_batch_by_batch_are_the_rows_made_at_once():
+    # one ledger runs over every batch: the phrase "old posts" is used up for /b by the best
+    # pair (first batch), so the pair of /c in a later batch takes its alternative, as at once
+    pairs = [
+        cand("/a", "/b", anchor="old posts"),
+        cand("/c", "/b", anchor="old posts", sim=0.68, alts=[alt("archived posts", 40)]),
+        cand("/g", "/b", anchor="old posts", sim=0.66),
+        cand("/a", "/c", anchor="old posts", start=30, sim=0.64),
+    ]
+    cfg = ScoringConfig(max_same_anchor_per_target=1)
+    at_once, _ = score_opportunities(pairs, FACTS, config=cfg)
+    selection = select_opportunities(pairs, FACTS, config=cfg)
+    batches = list(opportunity_batches(selection, FACTS, config=cfg, size=1))
+    assert [len(b) for b in batches] == [1] * len(at_once) and len(at_once) == 4
+    assert [r.record() for b in batches for r in b] == [r.record() for r in at_once]
+    anchors = {(r.source_url, r.target_url): r.anchor_text for r in at_once}
+    assert anchors == {
+        ("/a", "/b"): "old posts",
+        ("/c", "/b"): "archived posts",
+        ("/g", "/b"): None,
+        ("/a", "/c"): None,  # "old posts" on /a already links /b
+    }
+    assert selection.ranks.tolist() == [r.rank for r in at_once]
 
 
 def test_a_name_of_the_target_is_not_given_up_for_a_weaker_phrase_when_used_often():

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.stages.link_graph import GRAPH_TABLES, materialize_link_graph
@@ -121,8 +122,33 @@ def test_rows_read_for_the_kept_pairs_only_give_the_same_rows(tmp_path, fake_mod
     eager = score_site(full, facts, decisions).opportunities
     lazy = score_site(table, facts, decisions)
     assert [r.record() for r in lazy.opportunities] == [r.record() for r in eager]
+    for size in (1, 7):  # read back from the database batch by batch, in order
+        batches = list(lazy.batches(size))
+        assert {len(b) for b in batches[:-1]} == {size} and 0 < len(batches[-1]) <= size
+        assert [r.record() for b in batches for r in b] == [r.record() for r in eager]
+    assert not list(tmp_path.glob(".linkpipe-kept-*"))  # the export's file is gone
     assert sum(r.anchor_text is not None for r in eager) > 20
     stored = _rows(db, "link_opportunities", "c1")
     assert sorted((r.source_url, r.target_url, r.rank) for r in eager) == sorted(
         row[:3] for row in stored
     )
+
+
+def test_kept_rows_missing_from_the_database_fail_the_read(tmp_path, fake_model):
+    """A kept pair whose candidate row went between the read of the pairs and that of their
+    rows fails the stage with a message, not with rows out of step."""
+    db = tmp_path / "p.duckdb"
+    run_demo_crawls(db, ("c1",), fake_model)
+    with open_db(db) as con:
+        facts, decisions = load_page_facts(con, "c1"), load_decisions(con)
+    scores = score_site(load_pair_table(db, "c1"), facts, decisions)
+    first = scores.opportunities[0]
+    with open_db(db) as con:
+        con.execute(
+            "DELETE FROM candidate_pairs WHERE crawl_id = 'c1' AND source_url = ? "
+            "AND target_url = ?",
+            [first.source_url, first.target_url],
+        )
+    with pytest.raises(RuntimeError, match="candidate pairs kept were found"):
+        list(scores.batches(5))
+    assert not list(tmp_path.glob(".linkpipe-kept-*"))
