@@ -72,6 +72,7 @@ NO_DOWNLOADS: dict[str, str | bool | int | float | list[str]] = {
     "autoinstall_known_extensions": False
 }
 
+FRAME_ROWS = 1_000_000  # rows a frame of fetch_frames
 _BATCH_VIEW = "_linkpipe_batch"
 _COPY_VIEW = "_linkpipe_copy_keys"
 
@@ -144,6 +145,18 @@ def fetch_frame(con: duckdb.DuckDBPyConnection, name: str, params: SqlParams = (
     """Rows of ``sql/<name>.sql`` as one polars frame (columnar, for site-wide reads)."""
     frame: pl.DataFrame = con.sql(load_sql(name), params=list(params)).pl()
     return frame
+
+
+def fetch_frames(
+    con: duckdb.DuckDBPyConnection, name: str, params: SqlParams = (), rows: int = FRAME_ROWS
+) -> Iterator[pl.DataFrame]:
+    """Rows of ``sql/<name>.sql`` as polars frames of at most ``rows`` rows, in order (a
+    site-wide read whose raw columns are only needed a batch at a time)."""
+    reader = con.sql(load_sql(name), params=list(params)).to_arrow_reader(rows)
+    for batch in reader:
+        frame = pl.from_arrow(batch)
+        assert isinstance(frame, pl.DataFrame)
+        yield frame
 
 
 def execute_with_frame(

@@ -12,7 +12,7 @@ comparing their URLs does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -111,21 +111,41 @@ class PairTable:
         )
 
     @classmethod
-    def of_frame(cls, frame: pl.DataFrame, read_rows: RowReader) -> PairTable:
-        """The table of a frame with ``source_url``, ``target_url``, the :data:`EVIDENCE`
-        columns (NULL read as 0) and ``already_linked_content``."""
-        urls = pl.concat([frame["source_url"], frame["target_url"]]).unique().sort()
-        codes = pl.Enum(urls)
-        evidence = frame.select([pl.col(c).cast(pl.Float64).fill_null(0.0) for c in EVIDENCE])
-        return cls(
-            urls.to_list(),
-            frame["source_url"].cast(codes).to_physical().to_numpy().astype(np.int32),
-            frame["target_url"].cast(codes).to_physical().to_numpy().astype(np.int32),
-            np.ascontiguousarray(evidence.to_numpy(), dtype=np.float64),
-            frame["already_linked_content"].fill_null(False).to_numpy().astype(np.bool_),
-            np.arange(frame.height, dtype=np.int64),
-            read_rows,
-        )
+    def of_frames(
+        cls, urls: Sequence[str], frames: Iterable[pl.DataFrame], read_rows: RowReader
+    ) -> PairTable:
+        """The table of frames (the batches of one read, in order) with ``source_url``,
+        ``target_url``, the :data:`EVIDENCE` columns (NULL read as 0) and
+        ``already_linked_content``; ``urls``: every URL in them, sorted. A batch's URLs are
+        coded, then dropped: the strings of a large site's pairs never are in memory at once."""
+        codes = pl.Enum(list(urls))
+        parts = [_columns(frame, codes) for frame in frames]
+        if not parts:
+            parts = [_columns(pl.DataFrame(schema=_FRAME_SCHEMA), codes)]
+        source, target, evidence, linked = (np.concatenate(c) for c in zip(*parts, strict=True))
+        rows = np.arange(len(source), dtype=np.int64)
+        return cls(list(urls), source, target, evidence, linked, rows, read_rows)
+
+
+_FRAME_SCHEMA = {
+    "source_url": pl.String,
+    "target_url": pl.String,
+    **dict.fromkeys(EVIDENCE, pl.Float64),
+    "already_linked_content": pl.Boolean,
+}
+
+
+def _columns(
+    frame: pl.DataFrame, codes: pl.Enum
+) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64], NDArray[np.bool_]]:
+    """(source codes, target codes, evidence, linked) of one frame of pairs."""
+    evidence = frame.select([pl.col(c).cast(pl.Float64).fill_null(0.0) for c in EVIDENCE])
+    return (
+        frame["source_url"].cast(codes).to_physical().to_numpy().astype(np.int32),
+        frame["target_url"].cast(codes).to_physical().to_numpy().astype(np.int32),
+        np.ascontiguousarray(evidence.to_numpy(), dtype=np.float64).reshape(-1, len(EVIDENCE)),
+        frame["already_linked_content"].fill_null(False).to_numpy().astype(np.bool_),
+    )
 
 
 def as_table(pairs: PairTable | Sequence[CandidatePair]) -> PairTable:

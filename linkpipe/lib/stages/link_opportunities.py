@@ -28,9 +28,11 @@ from linkpipe.lib.run_config import scoring_config
 from linkpipe.lib.stages.candidate_pairs import release_site_context
 from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
 from linkpipe.lib.storage import (
+    FRAME_ROWS,
     PartitionRows,
     fetch_dicts,
     fetch_frame,
+    fetch_frames,
     load_sql,
     open_db,
     registered_frame,
@@ -53,12 +55,13 @@ def load_candidates(con: duckdb.DuckDBPyConnection, crawl_id: str) -> list[Candi
     return list(candidate_pairs_of_rows(names, cur.fetchall()))
 
 
-def load_pair_table(db_path: str | Path, crawl_id: str) -> PairTable:
+def load_pair_table(db_path: str | Path, crawl_id: str, rows: int = FRAME_ROWS) -> PairTable:
     """What scoring reads of every candidate pair of the crawl, as columns; the full rows of
     the pairs it keeps are read when asked for (:func:`row_reader`)."""
     with open_db(db_path) as con:
-        frame = fetch_frame(con, "read/select_candidate_scores", [crawl_id])
-    return PairTable.of_frame(frame, row_reader(db_path, crawl_id))
+        urls = fetch_frame(con, "read/select_candidate_urls", [crawl_id])["url"].to_list()
+        frames = fetch_frames(con, "read/select_candidate_scores", [crawl_id], rows)
+        return PairTable.of_frames(urls, frames, row_reader(db_path, crawl_id))
 
 
 def row_reader(db_path: str | Path, crawl_id: str) -> RowReader:

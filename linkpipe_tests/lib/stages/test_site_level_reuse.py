@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pytest
 
 from linkpipe.lib.links.site_scoring import score_site
@@ -119,6 +120,10 @@ def test_rows_read_for_the_kept_pairs_only_give_the_same_rows(tmp_path, fake_mod
     assert sorted(zip(table.source.tolist(), table.target.tolist(), strict=True)) == sorted(
         (table.urls.index(c.source_url), table.urls.index(c.target_url)) for c in full
     )
+    read_in_batches = load_pair_table(db, "c1", rows=7)  # the URLs coded a batch at a time
+    assert read_in_batches.urls == table.urls
+    for column in ("source", "target", "evidence", "linked"):
+        assert np.array_equal(getattr(read_in_batches, column), getattr(table, column))
     eager = score_site(full, facts, decisions).opportunities
     lazy = score_site(table, facts, decisions)
     assert [r.record() for r in lazy.opportunities] == [r.record() for r in eager]
