@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from pathlib import Path
+from sys import intern
 from typing import NamedTuple
 
 import duckdb
@@ -94,11 +95,13 @@ def load_existing_links(con: duckdb.DuckDBPyConnection, crawl_id: str) -> Existi
 
 
 def _targets_of(edges: pl.DataFrame) -> defaultdict[str, set[str]]:
-    """The resolved targets of each source of ``edges``."""
+    """The resolved targets of each source of ``edges``; every URL is one string object
+    (interned: a 100k-page site's edges name each page tens of times, and a copy of its URL
+    each time took most of the memory of a shard worker's links)."""
     grouped = edges.group_by("source_url").agg(pl.col("resolved_url")).sort("source_url")
     found: defaultdict[str, set[str]] = defaultdict(set)
     for source, targets in grouped.iter_rows():
-        found[source] = set(targets)
+        found[intern(source)] = set(map(intern, targets))
     return found
 
 
@@ -114,6 +117,6 @@ def _known_anchors(content: pl.DataFrame) -> dict[str, list[str]]:
     for target, raw, n in texts.iter_rows():
         kept = usable[raw]
         if kept is not None:
-            anchors[target][kept] += n
+            anchors[intern(target)][kept] += n
     # most used first, then alphabetical: the same order whatever order the edges come in
     return {t: sorted(c, key=lambda a: (-c[a], a)) for t, c in anchors.items()}
