@@ -24,6 +24,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import Any
 
 import faiss
@@ -127,6 +128,7 @@ def pairs_and_scoring(
     from bench_pairs_1m import candidates_sample, page_facts, pair_table
 
     from linkpipe.lib.links.site_scoring import score_site
+    from linkpipe.lib.spilled import SpilledFrames
     from linkpipe.lib.stages.link_opportunities import OpportunityFrames
 
     facts: dict[str, Any] = {}
@@ -143,10 +145,10 @@ def pairs_and_scoring(
         table = pair_table(site, *hits)
     with meter.measure("page_facts"):
         pages = page_facts(site, args.seed)
-    with meter.measure("scoring"):  # rows made and kept as frames, as the stage does
+    with meter.measure("scoring"), TemporaryDirectory() as spill:  # as the stage does
         scores = score_site(table, pages)
-        made = OpportunityFrames.of(scores.batches())
-    opportunities = sum(frame.height for frame in made.frames)
+        made = OpportunityFrames.of(scores.batches(), SpilledFrames(Path(spill)))
+        opportunities = made.frames.rows
     facts |= {"scored_pairs": len(table), "opportunities": opportunities}
     facts["weights"] = scores.weights.method
     return facts

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
-import polars as pl
 
 from linkpipe.lib import progress
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
@@ -33,6 +32,7 @@ from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.source_gate import SiteChanges, SourceGate, keys_digest, retrieve_ungated
 from linkpipe.lib.links.source_reuse import SourceReuse
+from linkpipe.lib.spilled import SpilledFrames, spill_folder
 from linkpipe.lib.stages.ann_index import load_ann_index
 from linkpipe.lib.stages.candidate_previous import (
     NO_PREVIOUS,
@@ -66,12 +66,13 @@ SOURCE_BATCH = 256  # sources whose words are embedded (or read from the cache) 
 
 @dataclass
 class ShardRows:
-    """A shard's computed rows, batch by batch, as frames with their pair digests: as objects
-    a row takes ~2 KB and its record ~1.4 KB more when written, and at 100k pages a shard has
-    over a million rows. Keeps the five most similar pairs for the stage's preview."""
+    """A shard's computed rows, batch by batch, as frames with their pair digests, spilled to
+    disk until the shard's write (as objects a row takes ~2 KB and its record ~1.4 KB more,
+    as a frame ~0.9 KB, and at 100k pages a shard has over a million rows). Keeps the five
+    most similar pairs for the stage's preview."""
 
     sources: SourceReuse | None
-    frames: list[pl.DataFrame] = field(default_factory=list)
+    frames: SpilledFrames
     closest: list[CandidatePair] = field(default_factory=list)
 
     def add(self, rows: list[CandidatePair]) -> None:
@@ -165,14 +166,16 @@ def materialize_candidate_pairs(
     sources = SourceReuse(settings, pages, previous.digests, previous.pairs)
     with open_db(db_path) as con:
         gate = _source_gate(con, crawl_id, previous, sources, site, CandidateLimits(k=k))
-    parses, rows = ParseCache(db_path), ShardRows(sources)
-    shard_candidates(site, ann, texts, shard, encode, k, known, parses, sources, gate, rows.add)
-    with open_db(db_path) as con:
-        written = write_partition(
-            con, crawl_id, _shard_tables(rows, digest, sources, gate), shard=shard,
-            copied=_copied_sources(previous.crawl_id, sources, gate),
-            then=[_mention_counts(site.mentions.config, crawl_id, shard)],
-        )  # fmt: skip
+    parses = ParseCache(db_path)
+    with spill_folder(db_path) as folder:
+        rows = ShardRows(sources, SpilledFrames(folder, f"candidates-{shard}"))
+        shard_candidates(site, ann, texts, shard, encode, k, known, parses, sources, gate, rows.add)
+        with open_db(db_path) as con:
+            written = write_partition(
+                con, crawl_id, _shard_tables(rows, digest, sources, gate), shard=shard,
+                copied=_copied_sources(previous.crawl_id, sources, gate),
+                then=[_mention_counts(site.mentions.config, crawl_id, shard)],
+            )  # fmt: skip
     closest = rows.closest
     meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": written["candidate_pairs"]}
     meta |= {"sources_copied": len(sources.kept) + len(gate.quiet)}
@@ -222,7 +225,7 @@ def _shard_tables(
         for s, d in sources.digests.items()
     ]  # fmt: skip
     return {
-        "candidate_pairs": iter(rows.frames),  # frame by frame (a list would be rows)
+        "candidate_pairs": iter(rows.frames),  # read back frame by frame
         "candidate_inputs": [{"digest": digest}],
         "candidate_sources": digests,
     }

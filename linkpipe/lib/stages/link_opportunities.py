@@ -25,6 +25,7 @@ from linkpipe.lib.links.rows import (
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.run_config import scoring_config
+from linkpipe.lib.spilled import SpilledFrames, spill_folder
 from linkpipe.lib.stages.candidate_pairs import release_site_context
 from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
 from linkpipe.lib.storage import (
@@ -180,15 +181,16 @@ def materialize_link_opportunities(
             if copied is not None:
                 return copied
     scores = score_site(load_pair_table(db_path, crawl_id), facts, decisions, config)
-    made = OpportunityFrames.of(scores.batches())
-    tables: dict[str, PartitionRows] = {
-        "link_opportunities": iter(made.frames),  # frame by frame (a list would be rows)
-        "cannibalisation_pairs": records(scores.cannibalisation),
-        "scoring_weights": [scores.weights.record()],
-        "opportunity_inputs": [{"digest": digest}] if digest else [],
-    }
-    with open_db(db_path) as con:
-        written = write_partition(con, crawl_id, tables)
+    with spill_folder(db_path) as folder:
+        made = OpportunityFrames.of(scores.batches(), SpilledFrames(folder, "opportunities"))
+        tables: dict[str, PartitionRows] = {
+            "link_opportunities": iter(made.frames),  # read back frame by frame
+            "cannibalisation_pairs": records(scores.cannibalisation),
+            "scoring_weights": [scores.weights.record()],
+            "opportunity_inputs": [{"digest": digest}] if digest else [],
+        }
+        with open_db(db_path) as con:
+            written = write_partition(con, crawl_id, tables)
     return StageResult(
         written,
         preview(records(made.best), ["source_url", "target_url", "anchor_text", "score"]),
@@ -205,19 +207,22 @@ def materialize_link_opportunities(
 
 @dataclass
 class OpportunityFrames:
-    """A crawl's opportunity rows as frames, batch by batch (a row as an object and its record
-    take ~2-3 KB; at 1M pages a crawl keeps ~5M rows), with what the stage reports of them:
-    the five best rows, the rows placed in a sentence and those of confidence 0.5 or more."""
+    """A crawl's opportunity rows as frames, batch by batch, spilled to disk until the write
+    (a row as an object and its record take ~2-3 KB; at 1M pages a crawl keeps ~5M rows),
+    with what the stage reports of them: the five best rows, the rows placed in a sentence
+    and those of confidence 0.5 or more."""
 
-    frames: list[pl.DataFrame] = field(default_factory=list)
+    frames: SpilledFrames
     best: list[LinkOpportunity] = field(default_factory=list)
     in_sentence: int = 0
     confident: int = 0
 
     @classmethod
-    def of(cls, batches: Iterable[list[LinkOpportunity]]) -> OpportunityFrames:
-        """The frames of every batch, in order."""
-        made = cls()
+    def of(
+        cls, batches: Iterable[list[LinkOpportunity]], frames: SpilledFrames
+    ) -> OpportunityFrames:
+        """The frames of every batch, in order, appended to ``frames``."""
+        made = cls(frames)
         for rows in batches:
             made.add(rows)
         return made

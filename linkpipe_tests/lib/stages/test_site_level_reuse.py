@@ -131,7 +131,7 @@ def test_rows_read_for_the_kept_pairs_only_give_the_same_rows(tmp_path, fake_mod
         batches = list(lazy.batches(size))
         assert {len(b) for b in batches[:-1]} == {size} and 0 < len(batches[-1]) <= size
         assert [r.record() for b in batches for r in b] == [r.record() for r in eager]
-    assert not list(tmp_path.glob(".linkpipe-kept-*"))  # the export's file is gone
+    assert not list(tmp_path.glob(".linkpipe-*"))  # the export's and the spilled files are gone
     assert sum(r.anchor_text is not None for r in eager) > 20
     stored = _rows(db, "link_opportunities", "c1")
     assert sorted((r.source_url, r.target_url, r.rank) for r in eager) == sorted(
