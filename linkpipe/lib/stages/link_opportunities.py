@@ -6,7 +6,6 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from tempfile import TemporaryDirectory
 
 import duckdb
 import numpy as np
@@ -85,9 +84,8 @@ def row_reader(db_path: str | Path, crawl_id: str) -> RowReader:
             },
             schema={"position": pl.Int64, "source_url": pl.String, "target_url": pl.String},
         )
-        folder = Path(db_path).resolve().parent
-        with TemporaryDirectory(prefix=".linkpipe-kept-", dir=folder) as tmp:
-            path = Path(tmp) / "kept.parquet"
+        with spill_folder(db_path) as folder:
+            path = folder / "kept.parquet"
             _export_rows(db_path, crawl_id, keys, path, size)
             stored = pq.ParquetFile(path)
             if stored.metadata.num_rows != len(index):

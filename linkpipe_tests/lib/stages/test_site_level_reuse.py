@@ -156,4 +156,4 @@ def test_kept_rows_missing_from_the_database_fail_the_read(tmp_path, fake_model)
         )
     with pytest.raises(RuntimeError, match="candidate pairs kept were found"):
         list(scores.batches(5))
-    assert not list(tmp_path.glob(".linkpipe-kept-*"))
+    assert not list(tmp_path.glob(".linkpipe-*"))
