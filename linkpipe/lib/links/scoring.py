@@ -206,7 +206,7 @@ def opportunity_batches(
     config = config or ScoringConfig()
     decisions = decisions or {}
     ledger = AnchorLedger(config.max_same_anchor_per_target)
-    site = selection.site
+    site, calibration = selection.site, selection.calibration
     starts = range(0, len(selection.kept), size)
     for start, pairs in zip(starts, site.table.pairs(selection.kept, size), strict=True):
         index = selection.kept[start : start + size].tolist()
@@ -217,7 +217,6 @@ def opportunity_batches(
             priority, t = site.priority(i, cand), cand.target_url
             reason = build_reason(cand, anchor, facts[t], config, priority)
             decision = decisions.get((cand.source_url, t))
-            calibration = selection.calibration
             rows.append(opportunity(priority, rank, facts, decision, anchor, reason, calibration))
         yield rows
 

@@ -30,6 +30,7 @@ from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, p
 from linkpipe.lib.storage import (
     FRAME_ROWS,
     PartitionRows,
+    execute,
     fetch_dicts,
     fetch_frame,
     fetch_frames,
@@ -105,14 +106,12 @@ def _export_rows(
 ) -> None:
     """Write the candidate rows of the pairs in ``keys``, in their ``position`` order, to
     ``path`` (row groups of ``size`` rows)."""
-    sql = load_sql("read/export_candidates_of_pairs")
-    sql = sql.format(path=str(path).replace("'", "''"), rows=size)
     with open_db(db_path) as con, registered_frame(con, PAIRS_VIEW, keys):
-        con.execute(f"SET memory_limit = '{EXPORT_MEMORY}'")
+        execute(con, "write/set_memory_limit", [EXPORT_MEMORY])
         try:
-            con.execute(sql, [crawl_id])
+            execute(con, "read/export_candidates_of_pairs", [crawl_id, str(path), size])
         finally:
-            con.execute("RESET memory_limit")
+            execute(con, "write/reset_memory_limit")
 
 
 def load_page_facts(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, PageFacts]:

@@ -1,0 +1,2 @@
+-- DuckDB's memory limit back to its default.
+RESET memory_limit;
