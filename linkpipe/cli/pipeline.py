@@ -129,15 +129,18 @@ def _graph_and_publish_stages(
 
 def prune_old_crawls(db: Path, keep_crawls: int) -> list[str]:
     """Delete the crawls older than the ``keep_crawls`` most recent of their start URL (one
-    transaction, ``retention.prune_crawls``) and their Dagster partition keys; return their ids."""
+    transaction, ``retention.prune_crawls``), their Dagster partition keys and their shared
+    arrays (``lib/mapped.py``); return their ids."""
     from linkpipe.defs.partitions import CRAWLS
     from linkpipe.defs.runner import instance_for
+    from linkpipe.lib.mapped import drop_arrays
     from linkpipe.lib.retention import prune_crawls
     from linkpipe.lib.storage import open_db
 
     with open_db(db) as con:
         pruned = prune_crawls(con, keep_crawls)
     if pruned:
+        drop_arrays(db, set(pruned))
         instance = instance_for(db)
         for crawl_id in pruned:
             if instance.has_dynamic_partition(CRAWLS, crawl_id):

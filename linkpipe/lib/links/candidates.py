@@ -337,7 +337,7 @@ def _pair(
         cocitation=round(cocitation, 6),
         shared_neighbors=round(shared, 6),
         already_linked_content=target in site.content_links.get(source, set()),
-        already_linked_nav=target in site.nav_links.get(source, set()),
+        already_linked_nav=(source, target) in site.nav_links,
         anchors=choices,
         anchor_key=key,
         mention_key=mention.key if mention else None,

@@ -16,6 +16,7 @@ from linkpipe.lib.links.anchors import (
     TargetProfile,
     target_phrases,
 )
+from linkpipe.lib.links.edge_set import EdgeSet
 from linkpipe.lib.links.site_models import SiteModels, SitePage, build_site_models, page_names
 from linkpipe.lib.text.lexical import phrase_key
 from linkpipe.lib.text.tfidf import row_cosines
@@ -35,7 +36,7 @@ class SiteContext:
     pages: list[SitePage]
     vectors: np.ndarray
     content_links: dict[str, set[str]] = field(default_factory=dict)  # source -> targets
-    nav_links: dict[str, set[str]] = field(default_factory=dict)
+    nav_links: EdgeSet = field(default_factory=EdgeSet)
     known_anchors: dict[str, list[str]] = field(default_factory=dict)  # target -> anchors
     prebuilt: SiteModels | None = None
 

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import polars as pl
+from scipy import sparse
 
 from linkpipe.lib.links.anchors import STOP_STEMS, target_phrases
 from linkpipe.lib.text.lexical import TOKEN_RE, stem
@@ -31,6 +33,7 @@ from linkpipe.lib.text.tfidf import (
     merge_rows,
     model_frames,
     model_from_frames,
+    model_from_rows,
     transform_model,
 )
 
@@ -52,6 +55,15 @@ class SitePage:
     def text(self) -> str:
         """Title, H1 and main text: what TF-IDF compares."""
         return " ".join(filter(None, [self.title, self.h1, self.main_text]))
+
+
+class StoredRows(NamedTuple):
+    """Each page's TF-IDF row and the lexical index's postings, as built from the stored
+    models (what :func:`models_from_rows` does not rebuild)."""
+
+    urls: list[str]
+    matrix: sparse.csr_matrix  # pages x terms
+    postings: sparse.csr_matrix  # terms x pages
 
 
 @dataclass
@@ -164,3 +176,17 @@ def models_from_tables(
     (0: those of ``page_terms``)."""
     tfidf = model_from_frames(terms, page_terms, fit_pages)
     return SiteModels(tfidf, MentionIndex.from_frame(names), LexicalIndex(tfidf.matrix, settings))
+
+
+def models_from_rows(
+    terms: pl.DataFrame,
+    rows: StoredRows,
+    names: pl.DataFrame,
+    settings: IndexSettings,
+    fit_pages: int = 0,
+) -> SiteModels:
+    """The models of :func:`models_from_tables` with the page rows and the index's postings
+    already in matrices (``rows``: read from memory-mapped files, used as they are)."""
+    tfidf = model_from_rows(terms, rows.urls, rows.matrix, fit_pages)
+    index = LexicalIndex(tfidf.matrix, settings, rows.postings)
+    return SiteModels(tfidf, MentionIndex.from_frame(names), index)

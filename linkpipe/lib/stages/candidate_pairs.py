@@ -34,6 +34,7 @@ from linkpipe.lib.links.source_gate import SiteChanges, SourceGate, keys_digest,
 from linkpipe.lib.links.source_reuse import SourceReuse
 from linkpipe.lib.spilled import SpilledFrames, spill_folder
 from linkpipe.lib.stages.ann_index import load_ann_index
+from linkpipe.lib.stages.candidate_context import site_context
 from linkpipe.lib.stages.candidate_previous import (
     NO_PREVIOUS,
     PreviousShard,
@@ -42,10 +43,8 @@ from linkpipe.lib.stages.candidate_previous import (
     site_changes,
 )
 from linkpipe.lib.stages.common import StageResult, figures_digest, input_figures, preview
-from linkpipe.lib.stages.link_graph import load_existing_links
-from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached, load_crawl_vectors
+from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached
 from linkpipe.lib.stages.parse_cache import ParseCache
-from linkpipe.lib.stages.site_models import load_site_models, site_pages
 from linkpipe.lib.storage import (
     CopiedRows,
     PartitionRows,
@@ -84,40 +83,6 @@ class ShardRows:
         if pairs:
             self.frames.append(rows_to_frame(pairs, list(pairs[0])))
         self.closest = sorted([*self.closest, *rows], key=lambda r: -r.semantic_sim)[:5]
-
-
-def load_site_context(db_path: str | Path, crawl_id: str) -> SiteContext:
-    """Pages, vectors and existing links of the crawl, aligned by URL, with the site models
-    the ``site_models`` asset stored (never refitted here)."""
-    models = load_site_models(db_path, crawl_id)
-    urls, matrix = load_crawl_vectors(db_path, crawl_id)
-    row_of = {u: i for i, u in enumerate(urls)}
-    pages = [p for p in site_pages(db_path, crawl_id) if p.url in row_of]
-    with open_db(db_path) as con:
-        content, nav, known = load_existing_links(con, crawl_id)
-    vectors = matrix[[row_of[p.url] for p in pages]] if pages else np.zeros((0, 1), np.float32)
-    return SiteContext(pages, vectors, content, nav, known, models)
-
-
-_held: list[tuple[str, SiteContext]] = []  # the last site context loaded, by its inputs' digest
-
-
-def site_context(db_path: str | Path, crawl_id: str, inputs: str) -> SiteContext:
-    """The crawl's site context (:func:`load_site_context`), kept in memory for the next shard
-    of the same process while its inputs' digest (``inputs``, see :func:`shard_inputs`) is the
-    same: a worker placing several shards of a crawl loads it, and computes each target's
-    profile and key, once. One context is held at a time."""
-    key = f"{Path(db_path).resolve()}|{crawl_id}|{inputs}"
-    if not _held or _held[0][0] != key:
-        _held.clear()  # the old one goes before the new one is loaded
-        _held.append((key, load_site_context(db_path, crawl_id)))
-    return _held[0][1]
-
-
-def release_site_context() -> None:
-    """Drop the site context :func:`site_context` keeps (the candidate step is over: at 100k
-    pages it holds gigabytes that scoring does not need)."""
-    _held.clear()
 
 
 def _source_texts(

@@ -11,6 +11,7 @@ from typing import NamedTuple
 import duckdb
 import polars as pl
 
+from linkpipe.lib.links.edge_set import EdgeSet
 from linkpipe.lib.links.graph import build_link_graph
 from linkpipe.lib.run_config import deep_threshold
 from linkpipe.lib.stages.common import (
@@ -31,10 +32,12 @@ from linkpipe.lib.text.lexical import is_generic_anchor
 
 
 class ExistingLinks(NamedTuple):
-    """The crawl's resolved links, as sets of target URLs per source URL."""
+    """The crawl's resolved links: content links as sets of target URLs per source URL, the
+    others (navigation, header, footer, aside: most of a large site's edges, only looked up)
+    as an :class:`EdgeSet`."""
 
     content: dict[str, set[str]]  # links in the main content
-    nav: dict[str, set[str]]  # navigation, header, footer and aside links
+    nav: EdgeSet  # navigation, header, footer and aside links
     anchors: dict[str, list[str]]  # known descriptive anchors per target, most used first
 
 
@@ -86,12 +89,23 @@ def materialize_link_graph(
 
 
 def load_existing_links(con: duckdb.DuckDBPyConnection, crawl_id: str) -> ExistingLinks:
-    """(content links per source, other links per source, known anchors per target), read as
-    one polars frame (a large site has hundreds of thousands of edges, mostly navigation)."""
-    edges = fetch_frame(con, "read/select_content_edges", [crawl_id])
-    inside = edges.filter(pl.col("position") == "content")
-    nav = edges.filter(pl.col("position") != "content")
-    return ExistingLinks(_targets_of(inside), _targets_of(nav), _known_anchors(inside))
+    """(content links per source, other links as edges, known anchors per target)."""
+    content, anchors = load_content_links(con, crawl_id)
+    return ExistingLinks(content, load_other_links(con, crawl_id), anchors)
+
+
+def load_content_links(
+    con: duckdb.DuckDBPyConnection, crawl_id: str
+) -> tuple[defaultdict[str, set[str]], dict[str, list[str]]]:
+    """(content links per source, known anchors per target), read as one polars frame."""
+    edges = fetch_frame(con, "read/select_content_links", [crawl_id])
+    return _targets_of(edges), _known_anchors(edges)
+
+
+def load_other_links(con: duckdb.DuckDBPyConnection, crawl_id: str) -> EdgeSet:
+    """The navigation, header, footer and aside links (most of a large site's edges)."""
+    edges = fetch_frame(con, "read/select_other_links", [crawl_id])
+    return EdgeSet.of_frame(edges, "source_url", "resolved_url")
 
 
 def _targets_of(edges: pl.DataFrame) -> defaultdict[str, set[str]]:

@@ -25,7 +25,7 @@ from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.run_config import scoring_config
 from linkpipe.lib.spilled import SpilledFrames, spill_folder
-from linkpipe.lib.stages.candidate_pairs import release_site_context
+from linkpipe.lib.stages.candidate_context import release_site_context
 from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
 from linkpipe.lib.storage import (
     FRAME_ROWS,
@@ -165,7 +165,7 @@ def materialize_link_opportunities(
 ) -> StageResult:
     """Filter, score, cap and explain the crawl's candidates. With ``reuse``, a crawl whose
     inputs are those of an earlier crawl (:func:`opportunity_digest`) copies its rows."""
-    release_site_context()  # a process that placed the candidates in turn holds their context
+    release_site_context(db_path, crawl_id)  # the candidate step is over: its context goes
     config = config or scoring_config(stored_config(db_path, crawl_id))
     with open_db(db_path) as con:
         facts = load_page_facts(con, crawl_id)

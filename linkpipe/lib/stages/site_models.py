@@ -30,8 +30,10 @@ from linkpipe.lib import progress
 from linkpipe.lib.links.site_models import (
     SiteModels,
     SitePage,
+    StoredRows,
     build_site_models,
     model_tables,
+    models_from_rows,
     models_from_tables,
     update_site_models,
 )
@@ -255,18 +257,24 @@ def _summary(
     }
 
 
-def load_site_models(db_path: str | Path, crawl_id: str) -> SiteModels:
+def load_site_models(
+    db_path: str | Path, crawl_id: str, rows: StoredRows | None = None
+) -> SiteModels:
     """The crawl's stored site models with its lexical index (rebuilt from the stored rows with
-    the stored settings, no refit); :class:`SiteModelsMissing` when not materialized."""
+    the stored settings, no refit; with ``rows``, those of an earlier load are used and the
+    page rows are not read); :class:`SiteModelsMissing` when not materialized."""
     with open_db(db_path) as con:
-        rows = fetch_dicts(con, "read/select_site_model", [crawl_id])
-        if not rows:
+        found = fetch_dicts(con, "read/select_site_model", [crawl_id])
+        if not found:
             raise SiteModelsMissing(
                 f"crawl {crawl_id!r} has no site models: materialize site_models first"
             )
         terms = fetch_frame(con, "read/select_site_terms", [crawl_id])
-        page_terms = fetch_frame(con, "read/select_site_page_terms", [crawl_id])
         names = fetch_frame(con, "read/select_site_names", [crawl_id])
-    row = rows[0]
+        if rows is None:
+            page_terms = fetch_frame(con, "read/select_site_page_terms", [crawl_id])
+    row = found[0]
     settings = IndexSettings(row["posting_cap"], row["rerank"], row["query_terms"])
+    if rows is not None:
+        return models_from_rows(terms, rows, names, settings, row["fit_pages"] or 0)
     return models_from_tables(terms, page_terms, names, settings, row["fit_pages"] or 0)

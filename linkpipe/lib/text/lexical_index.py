@@ -38,10 +38,19 @@ class IndexSettings:
 class LexicalIndex:
     """Champion-list inverted index over the rows of a TF-IDF matrix."""
 
-    def __init__(self, matrix: sparse.csr_matrix, settings: IndexSettings | None = None) -> None:
+    def __init__(
+        self,
+        matrix: sparse.csr_matrix,
+        settings: IndexSettings | None = None,
+        postings: sparse.csr_matrix | None = None,
+    ) -> None:
+        """``postings``: the index's postings built earlier from the same matrix and settings
+        (:attr:`postings`), else they are built here."""
         self.matrix = matrix
         self.settings = settings or IndexSettings()
-        self.postings = heaviest(matrix.T.tocsr(), self.settings.posting_cap)  # terms x pages
+        if postings is None:
+            postings = heaviest(matrix.T.tocsr(), self.settings.posting_cap)
+        self.postings = postings  # terms x pages
 
     def neighbours(self, rows: Sequence[int], k: int, chunk: int = 32) -> Neighbours:
         """For each of ``rows``, up to ``k`` rows with a positive cosine, best first (the row

@@ -217,17 +217,26 @@ def statistics_from_frame(terms: pl.DataFrame, fit_pages: int) -> TfidfModel:
 def model_from_frames(terms: pl.DataFrame, rows: pl.DataFrame, fit_pages: int = 0) -> TfidfModel:
     """The model written by :func:`model_frames` (``terms`` ordered by term id; ``fit_pages``:
     the pages its statistics were counted on, 0 for ``rows``' pages)."""
-    left_out = terms.filter(pl.col("idf").is_null())
-    common = dict(zip(left_out["term"].to_list(), left_out["doc_freq"].to_list(), strict=True))
-    terms = terms.filter(pl.col("idf").is_not_null())
+    width = terms.filter(pl.col("idf").is_not_null()).height
     lengths = rows["term_ids"].list.len().to_numpy().astype(np.int64)
     indptr = np.concatenate([[0], np.cumsum(lengths)])
     indices = rows["term_ids"].explode().drop_nulls().to_numpy().astype(np.int32)
     data = rows["weights"].explode().drop_nulls().to_numpy().astype(np.float64)
-    matrix = sparse.csr_matrix((data, indices, indptr), shape=(rows.height, terms.height))
+    matrix = sparse.csr_matrix((data, indices, indptr), shape=(rows.height, width))
     matrix.sort_indices()
+    return model_from_rows(terms, rows["url"].to_list(), matrix, fit_pages)
+
+
+def model_from_rows(
+    terms: pl.DataFrame, urls: list[str], matrix: sparse.csr_matrix, fit_pages: int = 0
+) -> TfidfModel:
+    """The model of stored statistics (``terms`` as in :func:`model_from_frames`) and page
+    rows already in a matrix (column-sorted; memory-mapped arrays are used as they are)."""
+    left_out = terms.filter(pl.col("idf").is_null())
+    common = dict(zip(left_out["term"].to_list(), left_out["doc_freq"].to_list(), strict=True))
+    terms = terms.filter(pl.col("idf").is_not_null())
     return TfidfModel(
-        rows["url"].to_list(),
+        urls,
         np.array(terms["term"].to_list(), dtype=object),
         terms["doc_freq"].to_numpy().astype(np.int64),
         terms["idf"].to_numpy().astype(np.float64),

@@ -1,12 +1,16 @@
 """site_models on the demo site: built once, stored, and read by candidate shards that give the
 same rows as a fresh build of every model."""
 
+import numpy as np
 import pytest
 
 from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.links.site_context import SiteContext
+from linkpipe.lib.mapped import mapped_root
+from linkpipe.lib.stages import candidate_context as context
 from linkpipe.lib.stages import candidate_pairs as stage
-from linkpipe.lib.stages.candidate_pairs import load_site_context, materialize_candidate_pairs
+from linkpipe.lib.stages.candidate_context import load_site_context
+from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
 from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
 from linkpipe.lib.stages.site_models import (
     SiteModelsMissing,
@@ -125,17 +129,27 @@ def test_shards_of_one_process_share_the_site_context_while_its_inputs_stay(
 ) -> None:
     materialize_site_models(demo_db, CRAWL)
     materialize_candidate_pairs(demo_db, CRAWL, 0, fake_model, reuse=False)
-    first = stage._held[0][1]
+    first = context._held[0][1]
     assert first.models.index.settings == IndexSettings()
+    # its arrays are mapped from the files every process of the machine shares
+    mapped = [p for p in mapped_root(demo_db).iterdir() if p.is_dir()]
+    assert len(mapped) == 1 and (mapped[0] / "vectors.npy").exists()
+    assert isinstance(first.vectors, np.memmap) and first.vectors.shape[0] == len(first.pages)
+    for matrix in (first.models.tfidf.matrix, first.models.index.postings):
+        parts = (matrix.data, matrix.indices, matrix.indptr)
+        assert not any(a.flags.writeable for a in parts)  # views of the read-only mapping
     materialize_candidate_pairs(demo_db, CRAWL, 1, fake_model, reuse=False)
-    assert stage._held[0][1] is first  # loaded once, profiles computed once
+    assert context._held[0][1] is first  # loaded once, profiles computed once
     assert len(first._profiles) > 0
     # new site models are a new input: the next shard loads the context again
     materialize_site_models(demo_db, CRAWL, IndexSettings(posting_cap=3, rerank=5))
     materialize_candidate_pairs(demo_db, CRAWL, 2, fake_model, reuse=False)
-    second = stage._held[0][1]
+    second = context._held[0][1]
     assert second is not first and second.models.index.settings.posting_cap > 3
-    assert len(stage._held) == 1  # one context held at a time
+    assert len(context._held) == 1  # one context held at a time
+    assert [p for p in mapped_root(demo_db).iterdir() if p.is_dir()] != mapped  # replaced
+    assert len([p for p in mapped_root(demo_db).iterdir() if p.is_dir()]) == 1
     materialize_link_opportunities(demo_db, CRAWL)
-    assert stage._held == []  # scoring starts by dropping it
+    assert context._held == []  # scoring starts by dropping it, and the files
+    assert not mapped_root(demo_db).exists()
     materialize_site_models(demo_db, CRAWL)  # as the other tests expect
