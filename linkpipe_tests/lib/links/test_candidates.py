@@ -7,6 +7,7 @@ import numpy as np
 
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText, name_quality
 from linkpipe.lib.links.candidates import build_candidates
+from linkpipe.lib.links.edge_set import EdgeSet
 from linkpipe.lib.links.rows import candidate_pairs_of_rows
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.site_models import SitePage
@@ -157,3 +158,13 @@ def test_sources_are_placed_in_groups_bounded_in_count_and_words():
     assert groups[1][-1] == "/p20" and groups[2] == ["/p21"] and groups[3] == ["/p22"]
     assert groups[4] == ["/p23", "/gone"]  # a source without text weighs nothing
     assert [r for g in groups for r in g] == [p.item.source for p in plans]  # order kept
+
+
+def test_a_pair_linked_from_the_navigation_is_flagged_and_stays_a_candidate() -> None:
+    site, texts = _site()
+    nav = EdgeSet.of_pairs([("/a", "/gdal"), ("/gdal", "/a"), ("/b", "/d")])
+    site = SiteContext(site.pages, site.vectors, site.content_links, nav, {"/gdal": ["GDAL"]})
+    ann = build_index(site.vectors, [p.url for p in site.pages])
+    rows = build_candidates(site, ["/a"], texts, ann, k=1, k_lexical=0)
+    flags = {r.target_url: (r.already_linked_nav, r.already_linked_content) for r in rows}
+    assert flags == {"/d": (False, False), "/gdal": (True, False)}
