@@ -331,6 +331,8 @@ def shard_candidates(
             sink(batch_rows)
         else:
             rows += batch_rows
+        if kept is not None:
+            kept.forget_pairs(batch)  # the rows carry them now
         if parses is not None:
             parses.store(texts[f.source] for f in found)
         for url in batch:
