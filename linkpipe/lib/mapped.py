@@ -40,21 +40,39 @@ def mapped_root(db_path: str | Path) -> Path:
 
 
 def shared_arrays(
-    db_path: str | Path, crawl_id: str, digest: str, build: Callable[[], Arrays]
+    db_path: str | Path,
+    crawl_id: str,
+    key: tuple[str, str],
+    build: Callable[[], Arrays],
+    raw: frozenset[str] = frozenset(),
 ) -> Arrays:
-    """The crawl's arrays for ``digest``, memory-mapped read-only; built by ``build`` (numeric
-    arrays only) and written by the first process that asks, while the others wait."""
+    """The crawl's arrays of ``key`` (what they are, the digest of what they are built from),
+    memory-mapped read-only; built by ``build`` (numeric arrays only) and written by the first
+    process that asks, while the others wait. A new digest replaces the crawl's arrays of the
+    same kind. ``raw``: names of one-dimensional byte arrays written as they are (no ``.npy``
+    header, for libraries that map a file of their own format: the array's ``filename``)."""
     root = mapped_root(db_path)
-    folder = root / _folder_name(crawl_id, digest)
+    kind, digest = key
+    folder = root / _folder_name(crawl_id, f"{kind}\n{digest}")
     if not (folder / _MANIFEST).exists():
         root.mkdir(exist_ok=True)
         with _locked(root / f"{folder.name}.lock"):
             if not (folder / _MANIFEST).exists():
-                _write(folder, crawl_id, build())
-                _drop_others(root, crawl_id, keep=folder.name)
+                _write(folder, {"crawl_id": crawl_id, "kind": kind}, build(), raw)
+                _drop_others(root, crawl_id, kind, keep=folder.name)
                 _return_free_memory()  # the build's transients, not held for the whole step
-    names = json.loads((folder / _MANIFEST).read_text())["arrays"]
-    return {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in names}
+    manifest = json.loads((folder / _MANIFEST).read_text())
+    arrays = {n: np.load(folder / f"{n}.npy", mmap_mode="r") for n in manifest["arrays"]}
+    for name in manifest.get("raw", []):
+        arrays[name] = np.memmap(folder / f"{name}.raw", dtype=np.uint8, mode="r")
+    return arrays
+
+
+def file_of(array: np.ndarray) -> str:
+    """The file a ``raw`` array of :func:`shared_arrays` maps."""
+    if not isinstance(array, np.memmap) or array.filename is None:
+        raise TypeError("not a memory-mapped array")
+    return str(array.filename)
 
 
 def drop_arrays(db_path: str | Path, crawl_ids: set[str] | None = None) -> None:
@@ -64,7 +82,7 @@ def drop_arrays(db_path: str | Path, crawl_ids: set[str] | None = None) -> None:
     if not root.is_dir():
         return
     for folder in _folders(root):
-        if crawl_ids is None or _crawl_of(folder) in crawl_ids:
+        if crawl_ids is None or _about(folder)[0] in crawl_ids:
             _remove(folder)
     for lock in root.glob("*.lock"):  # of folders gone (or being built: see _write)
         if not lock.with_suffix("").exists():
@@ -91,7 +109,7 @@ def _folder_name(crawl_id: str, digest: str) -> str:
     return hashlib.sha1(f"{crawl_id}\n{digest}".encode()).hexdigest()[:24]
 
 
-def _write(folder: Path, crawl_id: str, arrays: Arrays) -> None:
+def _write(folder: Path, about: dict[str, str], arrays: Arrays, raw: frozenset[str]) -> None:
     """Write the arrays into a fresh folder and the manifest last (atomic by rename)."""
     part = folder.with_name(f"{folder.name}.part-{os.getpid()}")
     shutil.rmtree(part, ignore_errors=True)
@@ -100,9 +118,12 @@ def _write(folder: Path, crawl_id: str, arrays: Arrays) -> None:
     for name, array in arrays.items():
         if array.dtype == object:
             raise TypeError(f"array {name!r} holds objects: it cannot be memory-mapped")
-        np.save(part / f"{name}.npy", np.ascontiguousarray(array))
-    manifest = {"crawl_id": crawl_id, "arrays": sorted(arrays)}
-    (part / _MANIFEST).write_text(json.dumps(manifest))
+        if name in raw:
+            np.ascontiguousarray(array, dtype=np.uint8).tofile(part / f"{name}.raw")
+        else:
+            np.save(part / f"{name}.npy", np.ascontiguousarray(array))
+    listed = {"arrays": sorted(set(arrays) - raw), "raw": sorted(raw & set(arrays))}
+    (part / _MANIFEST).write_text(json.dumps(about | listed))
     try:
         part.rename(folder)
     except OSError:  # another process (whose lock file was removed) wrote it meanwhile
@@ -115,17 +136,19 @@ def _folders(root: Path) -> Iterator[Path]:
     return (p for p in root.iterdir() if p.is_dir())
 
 
-def _crawl_of(folder: Path) -> str | None:
+def _about(folder: Path) -> tuple[str | None, str | None]:
+    """(crawl, kind) of a folder's arrays; (None, None) when incomplete or damaged."""
     try:
-        return str(json.loads((folder / _MANIFEST).read_text())["crawl_id"])
+        manifest = json.loads((folder / _MANIFEST).read_text())
+        return str(manifest["crawl_id"]), str(manifest["kind"])
     except (OSError, ValueError, KeyError):
-        return None  # incomplete or damaged: dropped with every crawl
+        return None, None
 
 
-def _drop_others(root: Path, crawl_id: str, keep: str) -> None:
-    """Remove the crawl's folders of other digests (its inputs changed since)."""
+def _drop_others(root: Path, crawl_id: str, kind: str, keep: str) -> None:
+    """Remove the crawl's folders of the same kind and another digest (inputs changed)."""
     for folder in _folders(root):
-        if folder.name != keep and _crawl_of(folder) == crawl_id:
+        if folder.name != keep and _about(folder) == (crawl_id, kind):
             _remove(folder)
 
 

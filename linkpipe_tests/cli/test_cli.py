@@ -1,10 +1,12 @@
 """The console script: queries, formats, and bad input as one clear line with exit status 1."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pytest
 
 from linkpipe.lib.static_site import serve_site
@@ -320,9 +322,13 @@ def test_keep_crawls_prunes_old_crawls_after_the_run(
 ):
     from linkpipe.defs.partitions import CRAWLS
     from linkpipe.defs.runner import instance_for
+    from linkpipe.lib.mapped import mapped_root, shared_arrays
 
     db = tmp_path / "kept.duckdb"
     for crawl_id in ("n1", "n2", "n3"):
+        if crawl_id == "n3":  # the shared arrays a candidate step of n1 and n2 left
+            for old in ("n1", "n2"):
+                shared_arrays(db, old, ("site context", "d"), lambda: {"a": np.zeros(2)})
         out = linkpipe(
             "crawl", demo_site.base_url + "/", "--db", str(db), "--crawl-id", crawl_id,
             "--max-pages", "5", "--model", fake_model, "--keep-crawls", "2",
@@ -336,5 +342,8 @@ def test_keep_crawls_prunes_old_crawls_after_the_run(
     }
     con.close()
     assert kept == dict.fromkeys(kept, [("n2",), ("n3",)])
+    folders = [p for p in mapped_root(db).iterdir() if p.is_dir()]
+    left = [json.loads((p / "arrays.json").read_text())["crawl_id"] for p in folders]
+    assert left == ["n2"]  # n1's went with it
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))  # restored after the test
     assert sorted(instance_for(db).get_dynamic_partitions(CRAWLS)) == ["n2", "n3"]

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
+from linkpipe.lib.mapped import file_of, shared_arrays
 from linkpipe.lib.stages.common import StageResult
 from linkpipe.lib.stages.page_embeddings import load_crawl_vectors
 from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
-from linkpipe.lib.vectors.ann import AnnIndex, build_index, deserialize, serialize
+from linkpipe.lib.vectors.ann import AnnIndex, build_index, open_mapped, serialize
 
 
 def materialize_ann_index(db_path: str | Path, crawl_id: str, model: str) -> StageResult:
     """Build the FAISS index over the crawl's embeddings and store it with its recall."""
     urls, matrix = load_crawl_vectors(db_path, crawl_id)
     if not urls:
-        raise ValueError(f"crawl {crawl_id!r} has no indexable page with text: {_why(db_path, crawl_id)}")
+        raise ValueError(
+            f"crawl {crawl_id!r} has no indexable page with text: {_why(db_path, crawl_id)}"
+        )
     ann = build_index(matrix, urls)
     row = {
         "model_id": model,
@@ -41,6 +46,28 @@ def materialize_ann_index(db_path: str | Path, crawl_id: str, model: str) -> Sta
     )
 
 
+def load_ann_index(db_path: str | Path, crawl_id: str) -> AnnIndex:
+    """The stored index of a crawl, its vectors memory-mapped from a file the machine's
+    processes share (``lib/mapped.py``), written from the stored bytes by the first that asks
+    (a 100k-page site's index is ~150 MB a shard worker otherwise)."""
+    with open_db(db_path) as con:
+        rows = fetch_dicts(con, "read/select_ann_index_facts", [crawl_id])
+    if not rows:
+        raise ValueError(f"crawl {crawl_id!r} has no ann_index: materialize it first")
+    r = rows[0]
+
+    def stored_bytes() -> dict[str, np.ndarray]:
+        with open_db(db_path) as con:
+            blob = fetch_dicts(con, "read/select_ann_index_blob", [crawl_id])[0]["index_blob"]
+        return {"index": np.frombuffer(blob, dtype=np.uint8)}
+
+    key = ("ann index", f"{r['index_kind']}|{r['blob_hash']}|{len(r['urls'])}")
+    found = shared_arrays(db_path, crawl_id, key, stored_bytes, raw=frozenset({"index"}))
+    path = file_of(found["index"])
+    facts = (r["index_kind"], r["recall_at_k"], r["recall_k"], r["build_seconds"])
+    return open_mapped(path, r["urls"], *facts)
+
+
 def _why(db_path: str | Path, crawl_id: str) -> str:
     """The crawl's pages by indexability reason, for the error of a crawl with none to use."""
     with open_db(db_path) as con:
@@ -49,20 +76,3 @@ def _why(db_path: str | Path, crawl_id: str) -> str:
         return "no HTML page was crawled"
     counts = ", ".join(f"{r['reason']} {r['pages']}" for r in reasons)
     return f"{sum(r['pages'] for r in reasons)} pages crawled ({counts}); see v_excluded_pages"
-
-
-def load_ann_index(db_path: str | Path, crawl_id: str) -> AnnIndex:
-    """The stored index of a crawl."""
-    with open_db(db_path) as con:
-        rows = fetch_dicts(con, "read/select_ann_index_for_crawl", [crawl_id])
-    if not rows:
-        raise ValueError(f"crawl {crawl_id!r} has no ann_index: materialize it first")
-    r = rows[0]
-    return deserialize(
-        r["index_blob"],
-        r["urls"],
-        r["index_kind"],
-        r["recall_at_k"],
-        r["recall_k"],
-        r["build_seconds"],
-    )

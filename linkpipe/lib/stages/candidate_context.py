@@ -32,7 +32,8 @@ def load_site_context(db_path: str | Path, crawl_id: str, inputs: str | None = N
     if inputs is None:
         arrays = _site_arrays(db_path, crawl_id)
     else:
-        arrays = shared_arrays(db_path, crawl_id, inputs, lambda: _site_arrays(db_path, crawl_id))
+        key = ("site context", inputs)
+        arrays = shared_arrays(db_path, crawl_id, key, lambda: _site_arrays(db_path, crawl_id))
     rows = StoredRows(
         _strings(arrays, "tfidf_urls"), _csr(arrays, "tfidf"), _csr(arrays, "postings")
     )

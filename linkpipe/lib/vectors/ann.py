@@ -118,6 +118,20 @@ def deserialize(
 ) -> AnnIndex:
     """Rebuild an :class:`AnnIndex` from stored bytes and metadata."""
     index = faiss.deserialize_index(np.frombuffer(blob, dtype=np.uint8))
+    return AnnIndex(_probing(index, kind), list(urls), kind, recall, recall_k, build_seconds)
+
+
+def open_mapped(
+    path: str, urls: list[str], kind: str, recall: float, recall_k: int, build_seconds: float
+) -> AnnIndex:
+    """:func:`deserialize` from a file holding the stored bytes, its vectors and lists
+    memory-mapped by FAISS (read-only: the processes that map one file share its pages)."""
+    index = faiss.read_index(path, faiss.IO_FLAG_MMAP_IFC)
+    return AnnIndex(_probing(index, kind), list(urls), kind, recall, recall_k, build_seconds)
+
+
+def _probing(index: faiss.Index, kind: str) -> faiss.Index:
+    """The index with the lists probed that ``kind`` records (an IVF index)."""
     if kind.startswith("ivf"):
         faiss.extract_index_ivf(index).nprobe = int(kind.split("nprobe=")[1].rstrip(")"))
-    return AnnIndex(index, list(urls), kind, recall, recall_k, build_seconds)
+    return index

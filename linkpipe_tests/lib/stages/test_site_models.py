@@ -9,6 +9,7 @@ from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.mapped import mapped_root
 from linkpipe.lib.stages import candidate_context as context
 from linkpipe.lib.stages import candidate_pairs as stage
+from linkpipe.lib.stages.ann_index import load_ann_index
 from linkpipe.lib.stages.candidate_context import load_site_context
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
 from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
@@ -20,6 +21,7 @@ from linkpipe.lib.stages.site_models import (
 )
 from linkpipe.lib.storage import open_db
 from linkpipe.lib.text.lexical_index import IndexSettings
+from linkpipe.lib.vectors.ann import deserialize
 from linkpipe_tests.graph import crawl_and_run
 
 CRAWL = "c1"
@@ -96,7 +98,7 @@ def test_stored_models_give_the_rows_of_a_fresh_build(demo_db, fake_model) -> No
         written += result.rows["candidate_pairs"]
         with open_db(demo_db) as con:
             sources = stage._source_texts(con, CRAWL, shard)
-        ann = stage.load_ann_index(demo_db, CRAWL)
+        ann = load_ann_index(demo_db, CRAWL)
         expected = stage.shard_candidates(fresh, ann, sources, shard, None, 20)
         got = stage.shard_candidates(stored, ann, sources, shard, None, 20)
         assert got == expected
@@ -132,12 +134,22 @@ def test_shards_of_one_process_share_the_site_context_while_its_inputs_stay(
     first = context._held[0][1]
     assert first.models.index.settings == IndexSettings()
     # its arrays are mapped from the files every process of the machine shares
-    mapped = [p for p in mapped_root(demo_db).iterdir() if p.is_dir()]
-    assert len(mapped) == 1 and (mapped[0] / "vectors.npy").exists()
+    mapped = [p for p in mapped_root(demo_db).iterdir() if (p / "vectors.npy").exists()]
+    assert len(mapped) == 1  # with the ANN index's folder beside it
     assert isinstance(first.vectors, np.memmap) and first.vectors.shape[0] == len(first.pages)
     for matrix in (first.models.tfidf.matrix, first.models.index.postings):
         parts = (matrix.data, matrix.indices, matrix.indptr)
         assert not any(a.flags.writeable for a in parts)  # views of the read-only mapping
+    # the ANN index too, from a file of its stored bytes: it finds what the stored bytes find
+    ann = load_ann_index(demo_db, CRAWL)
+    [(blob, urls, kind)] = _rows(
+        demo_db, "SELECT index_blob, urls, index_kind FROM ann_indexes WHERE crawl_id = ?", CRAWL
+    )
+    stored = deserialize(blob, urls, kind, 1.0, 10, 0.0)
+    assert ann.urls == urls and ann.kind == kind
+    assert (ann.search(first.vectors, 5)[1] == stored.search(first.vectors, 5)[1]).all()
+    assert len([p for p in mapped_root(demo_db).iterdir() if p.is_dir()]) == 2
+    assert ann.index.ntotal == len(urls)
     materialize_candidate_pairs(demo_db, CRAWL, 1, fake_model, reuse=False)
     assert context._held[0][1] is first  # loaded once, profiles computed once
     assert len(first._profiles) > 0
@@ -147,8 +159,8 @@ def test_shards_of_one_process_share_the_site_context_while_its_inputs_stay(
     second = context._held[0][1]
     assert second is not first and second.models.index.settings.posting_cap > 3
     assert len(context._held) == 1  # one context held at a time
-    assert [p for p in mapped_root(demo_db).iterdir() if p.is_dir()] != mapped  # replaced
-    assert len([p for p in mapped_root(demo_db).iterdir() if p.is_dir()]) == 1
+    now = [p for p in mapped_root(demo_db).iterdir() if p.is_dir()]
+    assert len(now) == 2 and mapped[0] not in now  # the context's replaced, the ANN's kept
     materialize_link_opportunities(demo_db, CRAWL)
     assert context._held == []  # scoring starts by dropping it, and the files
     assert not mapped_root(demo_db).exists()
