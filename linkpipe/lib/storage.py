@@ -19,11 +19,13 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from itertools import groupby
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 SQL_DIR: Traversable = files("linkpipe.sql")  # sql/ of the checkout, or linkpipe/sql/ of a wheel
 
@@ -438,20 +440,49 @@ def _replace(
     columns = table_columns(con, table)
     con.execute(load_sql(delete).format(table=table), keys)
     key_columns = ["crawl_id", "shard"][: len(keys)]
+    batches = (b for b in _as_frames(rows, columns) if b.height)
     written = 0
-    for batch in _as_frames(rows, columns):
-        if batch.height == 0:
-            continue
-        cols = [c for c in columns if c in batch.columns and c not in key_columns]
-        insert_list = ", ".join(f'"{c}"' for c in [*cols, *key_columns])
-        select_list = ", ".join([*(f'"{c}"' for c in cols), *("?" for _ in key_columns)])
-        con.register(_BATCH_VIEW, batch)
-        con.execute(
-            f"INSERT INTO {table} ({insert_list}) SELECT {select_list} FROM {_BATCH_VIEW}", keys
-        )
-        con.unregister(_BATCH_VIEW)
-        written += batch.height
+    for cols, run in groupby(batches, lambda b: _given(b, columns, key_columns)):
+        written += _insert_run(con, table, list(cols), key_columns, keys, run)
     return written
+
+
+def _given(batch: pl.DataFrame, columns: Sequence[str], keys: Sequence[str]) -> tuple[str, ...]:
+    """The table's columns the batch gives (in the table's order), partition keys left out."""
+    return tuple(c for c in columns if c in batch.columns and c not in keys)
+
+
+def _insert_run(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    cols: list[str],
+    key_columns: list[str],
+    keys: list[object],
+    batches: Iterable[pl.DataFrame],
+) -> int:
+    """Insert consecutive batches giving the same columns with one statement, reading them as
+    one Arrow stream cast to the table's types (a batch whose values are all NULL has no type
+    of its own). In one statement DuckDB writes full row groups to the file as it goes; a
+    statement per batch kept every row of the transaction in memory until the commit (a 100k
+    site's shard of a million candidate rows: 1.8 GB against 0.9 at its peak)."""
+    names = ", ".join(f'"{c}"' for c in cols)
+    schema = con.sql(f"SELECT {names} FROM {table} LIMIT 0").to_arrow_table().schema
+    count = 0
+
+    def stream() -> Iterator[pa.RecordBatch]:
+        nonlocal count
+        for batch in batches:
+            count += batch.height
+            yield from batch.select(cols).to_arrow().cast(schema).to_batches()
+
+    con.register(_BATCH_VIEW, pa.RecordBatchReader.from_batches(schema, stream()))
+    select_list = ", ".join([names, *("?" for _ in key_columns)])
+    insert_list = ", ".join([names, *(f'"{c}"' for c in key_columns)])
+    con.execute(
+        f"INSERT INTO {table} ({insert_list}) SELECT {select_list} FROM {_BATCH_VIEW}", keys
+    )
+    con.unregister(_BATCH_VIEW)
+    return count
 
 
 def _copy(

@@ -3,6 +3,7 @@
 import json
 import shutil
 
+import duckdb
 import polars as pl
 import pyarrow as pa
 import pytest
@@ -535,3 +536,31 @@ def test_one_connection_serves_every_open_of_its_file_inside_the_block(tmp_path)
             assert d is not a  # another file has its own
     with open_db(db, read_only=True) as e:  # closed at the end: the file opens read-only again
         assert e is not a and e.execute("SELECT count(*) FROM t").fetchall() == [(1,)]
+
+
+def test_a_stream_of_frames_with_untyped_and_missing_columns_is_written_in_order(tmp_path):
+    frames = [
+        pl.DataFrame({"scenario": ["top-1"], "url": ["/a"], "links_added": [None]}),  # no type
+        pl.DataFrame({"scenario": ["top-1"], "url": ["/b"], "links_added": [3]}),  # Int64
+        pl.DataFrame({"url": ["/c"], "scenario": ["top-1"], "pagerank_gain": [0.5]}),
+        pl.DataFrame({"scenario": ["top-1"], "url": ["/d"], "links_added": [2]}),
+    ]
+    with open_db(tmp_path / "t.duckdb") as con:
+        written = write_partition(con, "c1", {"whatif_pages": iter(frames)})
+        rows = con.execute(
+            "SELECT crawl_id, url, links_added, pagerank_gain, created_at IS NOT NULL "
+            "FROM whatif_pages ORDER BY url"
+        ).fetchall()
+    assert written == {"whatif_pages": 4}
+    assert rows == [
+        ("c1", "/a", None, None, True),  # created_at: the column's default, never given
+        ("c1", "/b", 3, None, True),
+        ("c1", "/c", None, 0.5, True),
+        ("c1", "/d", 2, None, True),
+    ]
+    bad = [frames[0], pl.DataFrame({"scenario": ["top-1"], "url": ["/x"], "links_added": ["x"]})]
+    with open_db(tmp_path / "t.duckdb") as con:
+        with pytest.raises((duckdb.Error, pa.ArrowInvalid)):
+            write_partition(con, "c1", {"whatif_pages": iter(bad)})
+        kept = con.execute("SELECT url FROM whatif_pages ORDER BY url").fetchall()
+    assert kept == [("/a",), ("/b",), ("/c",), ("/d",)]  # the earlier partition stays whole
