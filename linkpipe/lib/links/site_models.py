@@ -25,6 +25,7 @@ from linkpipe.lib.links.anchors import STOP_STEMS, target_phrases
 from linkpipe.lib.text.lexical import TOKEN_RE, stem
 from linkpipe.lib.text.lexical_index import IndexSettings, LexicalIndex
 from linkpipe.lib.text.mentions import MentionIndex
+from linkpipe.lib.text.postings import Postings
 from linkpipe.lib.text.stopwords import STOPWORDS
 from linkpipe.lib.text.tfidf import (
     TfidfModel,
@@ -63,7 +64,7 @@ class StoredRows(NamedTuple):
 
     urls: list[str]
     matrix: sparse.csr_matrix  # pages x terms
-    postings: sparse.csr_matrix  # terms x pages
+    postings: Postings
 
 
 @dataclass

@@ -21,6 +21,7 @@ from linkpipe.lib.stages.link_graph import load_content_links, load_other_links
 from linkpipe.lib.stages.page_embeddings import load_crawl_vectors
 from linkpipe.lib.stages.site_models import load_site_models, site_pages
 from linkpipe.lib.storage import open_db
+from linkpipe.lib.text.postings import Postings
 
 
 def load_site_context(db_path: str | Path, crawl_id: str, inputs: str | None = None) -> SiteContext:
@@ -34,9 +35,8 @@ def load_site_context(db_path: str | Path, crawl_id: str, inputs: str | None = N
     else:
         key = ("site context", inputs)
         arrays = shared_arrays(db_path, crawl_id, key, lambda: _site_arrays(db_path, crawl_id))
-    rows = StoredRows(
-        _strings(arrays, "tfidf_urls"), _csr(arrays, "tfidf"), _csr(arrays, "postings")
-    )
+    postings = Postings(_csr(arrays, "postings"), arrays["postings_rows"])
+    rows = StoredRows(_strings(arrays, "tfidf_urls"), _csr(arrays, "tfidf"), postings)
     models = load_site_models(db_path, crawl_id, rows)
     by_url = {p.url: p for p in site_pages(db_path, crawl_id)}
     urls = _strings(arrays, "page_urls")
@@ -63,9 +63,9 @@ def _site_arrays(db_path: str | Path, crawl_id: str) -> Arrays:
         nav = load_other_links(con, crawl_id)
     vectors = matrix[[row_of[u] for u in pages]] if pages else np.zeros((0, 1), np.float32)
     arrays = {"vectors": vectors, "nav_codes": nav.codes}
-    arrays |= _csr_arrays("tfidf", models.tfidf.matrix) | _csr_arrays(
-        "postings", models.index.postings
-    )
+    postings = models.index.postings
+    arrays |= _csr_arrays("tfidf", models.tfidf.matrix) | _csr_arrays("postings", postings.blocks)
+    arrays["postings_rows"] = postings.rows
     arrays |= _string_arrays("tfidf_urls", models.tfidf.urls) | _string_arrays("page_urls", pages)
     return arrays | _string_arrays("nav_urls", sorted(nav.number, key=nav.number.__getitem__))
 

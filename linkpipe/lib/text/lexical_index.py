@@ -6,7 +6,10 @@ list": the ``posting_cap`` pages where it weighs most. A query accumulates, over
 ``query_terms`` x ``posting_cap`` pages, however large the site), keeps the ``rerank`` best
 pages and orders them by their exact cosine. Its recall against the exact top-k (every page
 compared with every other) is measured on a sample by :func:`tune_index`, which widens the
-index until the recall reaches its target, and is recorded with the site models.
+index until the recall reaches its target, and is recorded with the site models. The
+postings are laid out by :mod:`~linkpipe.lib.text.postings` so that the partial sums of a large
+site stay in the CPU's cache; which pages a query finds does not depend on how the layout is cut
+into blocks (equal partial sums at the rerank's cut are taken in the index's page order).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
+
+from linkpipe.lib.text.postings import Postings, build_postings
 
 Neighbours = list[NDArray[np.int64]]
 """For each query row, the rows of its neighbours, best first."""
@@ -42,17 +47,18 @@ class LexicalIndex:
         self,
         matrix: sparse.csr_matrix,
         settings: IndexSettings | None = None,
-        postings: sparse.csr_matrix | None = None,
+        postings: Postings | None = None,
     ) -> None:
         """``postings``: the index's postings built earlier from the same matrix and settings
         (:attr:`postings`), else they are built here."""
         self.matrix = matrix
         self.settings = settings or IndexSettings()
         if postings is None:
-            postings = heaviest(matrix.T.tocsr(), self.settings.posting_cap)
-        self.postings = postings  # terms x pages
+            champions = heaviest(matrix.T.tocsr(), self.settings.posting_cap)
+            postings = build_postings(champions, matrix)
+        self.postings = postings
 
-    def neighbours(self, rows: Sequence[int], k: int, chunk: int = 32) -> Neighbours:
+    def neighbours(self, rows: Sequence[int], k: int, chunk: int = 128) -> Neighbours:
         """For each of ``rows``, up to ``k`` rows with a positive cosine, best first (the row
         itself included: it is its own best match); ``chunk`` queries at a time."""
         out: Neighbours = []
@@ -60,7 +66,7 @@ class LexicalIndex:
         for first in range(0, len(rows), chunk):
             queries = self.matrix[list(rows[first : first + chunk])]
             lookups = heaviest(queries, self.settings.query_terms)
-            partial = (lookups @ self.postings).tocsr()
+            partial = self.postings.partial_sums(lookups)
             for i in range(queries.shape[0]):
                 out.append(self._rerank(partial, queries, i, dense, k))
         return out
@@ -74,12 +80,9 @@ class LexicalIndex:
         k: int,
     ) -> NDArray[np.int64]:
         """The ``k`` best of query ``i``'s ``rerank`` best partial matches, by exact cosine."""
-        keep = max(k, self.settings.rerank)
         lo, hi = partial.indptr[i], partial.indptr[i + 1]
-        cols, scores = partial.indices[lo:hi], partial.data[lo:hi]
-        if len(cols) > keep:
-            cols = cols[np.argpartition(-scores, keep - 1)[:keep]]
-        cols = np.sort(cols)
+        reached = best_of(partial.indices[lo:hi], partial.data[lo:hi], max(k, self.settings.rerank))
+        cols = np.sort(self.postings.rows[reached])
         terms = queries.indices[queries.indptr[i] : queries.indptr[i + 1]]
         dense[terms] = queries.data[queries.indptr[i] : queries.indptr[i + 1]]
         exact = self.matrix[cols] @ dense
@@ -87,6 +90,17 @@ class LexicalIndex:
         order = np.argsort(-exact, kind="stable")[:k]
         found: NDArray[np.int64] = cols[order[exact[order] > 0]].astype(np.int64)
         return found
+
+
+def best_of(places: NDArray[np.int32], scores: NDArray[np.float64], keep: int) -> NDArray[np.int32]:
+    """The ``keep`` places of highest score; of places tied at the cut, the first in order
+    (the same places in whatever order they come)."""
+    if len(places) <= keep:
+        return places
+    cut = scores[np.argpartition(-scores, keep - 1)[keep - 1]]
+    above = places[scores > cut]
+    tied = np.sort(places[scores == cut])[: keep - len(above)]
+    return np.concatenate([above, tied])
 
 
 def heaviest(matrix: sparse.csr_matrix, limit: int) -> sparse.csr_matrix:

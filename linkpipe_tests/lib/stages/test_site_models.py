@@ -137,7 +137,7 @@ def test_shards_of_one_process_share_the_site_context_while_its_inputs_stay(
     mapped = [p for p in mapped_root(demo_db).iterdir() if (p / "vectors.npy").exists()]
     assert len(mapped) == 1  # with the ANN index's folder beside it
     assert isinstance(first.vectors, np.memmap) and first.vectors.shape[0] == len(first.pages)
-    for matrix in (first.models.tfidf.matrix, first.models.index.postings):
+    for matrix in (first.models.tfidf.matrix, first.models.index.postings.blocks):
         parts = (matrix.data, matrix.indices, matrix.indptr)
         assert not any(a.flags.writeable for a in parts)  # views of the read-only mapping
     # the ANN index too, from a file of its stored bytes: it finds what the stored bytes find

@@ -66,17 +66,18 @@ def test_an_index_below_its_recall_target_is_widened() -> None:
 def test_a_query_touches_at_most_its_terms_times_the_posting_cap() -> None:
     matrix = _matrix(zipf_corpus(2_000, seed=2))
     index = LexicalIndex(matrix, IndexSettings(posting_cap=32, query_terms=16))
-    per_term = np.diff(index.postings.indptr)
-    assert per_term.max() == 32  # common terms keep only the pages where they weigh most
+    per_term = np.diff(index.postings.blocks.indptr)  # one block: a row a term
+    assert index.postings.n_blocks == 1 and per_term.max() == 32  # common terms: 32 pages
     lookups = heaviest(matrix[[5]], 16)
     assert lookups.nnz == 16 and lookups.data.min() >= np.sort(matrix[5].data)[-16]
-    assert (lookups @ index.postings).nnz <= 16 * 32
+    assert index.postings.partial_sums(lookups).nnz <= 16 * 32
     # every posting is one of the heaviest weights of its term
     term = int(np.argmax(np.bincount(matrix.indices)))
     column = matrix[:, term].toarray().ravel()
-    kept = index.postings[term].toarray().ravel()
-    assert np.count_nonzero(column) > 32 and np.count_nonzero(kept) == 32
-    assert kept[kept > 0].min() >= np.sort(column)[-32]
+    rows, weights = index.postings.term_rows(term)
+    assert np.count_nonzero(column) > 32 and len(rows) == 32
+    assert weights.min() >= np.sort(column)[-32]
+    assert (column[rows] == weights).all()
 
 
 def test_sample_rows_is_seeded_and_sorted() -> None:
