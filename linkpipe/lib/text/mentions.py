@@ -66,6 +66,7 @@ class MentionIndex:
         self.config = config or MentionConfig()
         self.targets: dict[Key, dict[str, tuple[str, str]]] = defaultdict(dict)
         self.lengths: dict[str, set[int]] = defaultdict(set)  # first stem -> key lengths
+        self.openings: set[tuple[str, str]] = set()  # the first two stems of longer keys
         self.mentioned_by: dict[Key, int] = defaultdict(int)
         self.linked_by: dict[tuple[Key, str], int] = defaultdict(int)
         self.self_mentions: set[tuple[Key, str]] = set()
@@ -90,7 +91,13 @@ class MentionIndex:
         for key in [k for k, t in self.targets.items() if len(t) > self.config.max_targets]:
             del self.targets[key]  # "Overview", "Introduction": a name of many pages names none
         for key in self.targets:
-            self.lengths[key[0]].add(len(key))
+            self._index_key(key)
+
+    def _index_key(self, key: Key) -> None:
+        """Make ``key`` (a key of :attr:`targets`) findable by :meth:`keys_in`."""
+        self.lengths[key[0]].add(len(key))
+        if len(key) > 1:
+            self.openings.add((key[0], key[1]))
 
     def count_page(self, url: str, stems: Sequence[str], linked: set[str]) -> None:
         """Count the names one page's main text mentions, and which of them it links."""
@@ -124,7 +131,7 @@ class MentionIndex:
         ).iter_rows():
             key = tuple(name.split(" "))
             index.targets[key][url] = (phrase, kind)
-            index.lengths[key[0]].add(len(key))
+            index._index_key(key)
             if mentioned:
                 index.mentioned_by[key] = mentioned
             if linked:
@@ -157,11 +164,19 @@ class MentionIndex:
     def keys_in(self, stems: Sequence[str]) -> set[Key]:
         """Every indexed name key that occurs in a stem sequence."""
         found: set[Key] = set()
-        for i, first in enumerate(stems):
-            for n in self.lengths.get(first, ()):
-                key = tuple(stems[i : i + n])
-                if len(key) == n and key in self.targets:
-                    found.add(key)
+        words, lengths, targets, openings = tuple(stems), self.lengths, self.targets, self.openings
+        last = len(words) - 1
+        for i, first in enumerate(words):
+            sizes = lengths.get(first)
+            if sizes is None:
+                continue
+            if 1 in sizes and (first,) in targets:
+                found.add((first,))
+            if i < last and (first, words[i + 1]) in openings:  # a longer name may start here
+                for n in sizes:
+                    key = words[i : i + n]
+                    if n > 1 and len(key) == n and key in targets:
+                        found.add(key)
         return found
 
     def probability(self, key: Key, target: str) -> tuple[float, int, int]:

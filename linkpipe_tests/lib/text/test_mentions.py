@@ -148,3 +148,38 @@ def test_a_page_counted_out_leaves_the_counts_of_a_site_without_it(index: Mentio
     assert (("gdal",), "/gdal") in index.self_mentions
     index.uncount_page("/gdal", phrase_key(TEXTS["/gdal"]), set())
     assert (("gdal",), "/gdal") not in index.self_mentions
+
+
+def _every_key_in(index: MentionIndex, stems: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """Every window of every length that is a name key (the definition keys_in speeds up)."""
+    return {
+        stems[i:j]
+        for i in range(len(stems))
+        for j in range(i + 1, len(stems) + 1)
+        if stems[i:j] in index.targets
+    }
+
+
+def test_keys_in_finds_every_name_key_of_the_text() -> None:
+    names = {
+        "/a": [("alpha", "title"), ("alpha beta gamma", "h1")],
+        "/b": [("alpha beta delta epsilon", "title"), ("beta", "known_anchor")],
+        "/c": [("gamma delta", "title"), ("delta epsilon zeta eta", "h1")],
+    }
+    index = MentionIndex(names, (), {})
+    assert index.openings == {("alpha", "beta"), ("gamma", "delta"), ("delta", "epsilon")}
+    texts = [
+        "alpha beta gamma delta epsilon zeta eta",
+        "alpha beta",  # opens two longer names, ends before either is whole
+        "beta alpha beta delta epsilon alpha",
+        "delta epsilon zeta",  # a longer name cut by the end of the text
+        "gamma delta alpha beta gamma gamma delta",
+        "",
+    ]
+    found = [index.keys_in(tuple(t.split())) for t in texts]
+    assert found == [_every_key_in(index, tuple(t.split())) for t in texts]
+    assert found[1] == {("alpha",), ("beta",)} and found[3] == set()
+    assert ("alpha", "beta", "delta", "epsilon") in found[2]
+    stored = MentionIndex.from_frame(index.frame())
+    assert stored.openings == index.openings
+    assert [stored.keys_in(tuple(t.split())) for t in texts] == found
