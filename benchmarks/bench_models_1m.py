@@ -14,8 +14,10 @@ bench_meter.py): ``generate_vectors``; ``ann_build`` (linkpipe.lib.vectors.ann.b
 exact below 50,000 vectors, IVF-flat above, with its own recall sample); ``ann_query_all``
 (every page's top --top-k, in batches, as candidate generation does; --query-pages limits
 it); ``recall_at_10`` (exact inner-product search on --recall-sample pages vs the index);
-with --site-models, ``generate_texts`` and ``site_models`` (linkpipe.lib.links.site_models,
-TF-IDF, lexical index and name dictionary over titles and --text-words words of main text).
+with --site-models, ``generate_texts``, ``site_models`` (linkpipe.lib.links.site_models,
+TF-IDF, lexical index and name dictionary over titles and --text-words words of main text) and
+``lexical_recall`` (the index's recall against exact search on the pages the stage samples,
+widened below its target, as the ``site_models`` stage does).
 """
 
 from __future__ import annotations
@@ -117,6 +119,17 @@ def site_models(
     return build_site_models(pages, texts_iter, links, {})
 
 
+def lexical_recall(models: Any) -> float:
+    """The lexical index's recall@10 on the pages the ``site_models`` stage samples, the
+    index widened as the stage widens it (exact search of each sampled page: O(N))."""
+    from linkpipe.lib.stages import site_models as stage
+    from linkpipe.lib.text.lexical_index import sample_rows, tune_index
+
+    sample = sample_rows(len(models.tfidf.urls), stage.RECALL_QUERIES)
+    models.index, recall = tune_index(models.index, sample, stage.RECALL_K, stage.RECALL_TARGET)
+    return float(recall)
+
+
 def pairs_and_scoring(
     meter: Meter,
     args: argparse.Namespace,
@@ -175,6 +188,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         with meter.measure("site_models"):
             models = site_models(urls, titles, texts, links)
         facts["tfidf_terms"] = int(models.tfidf.matrix.shape[1])
+        with meter.measure("lexical_recall"):  # as the site_models stage measures it
+            facts["lexical_recall_at_10"] = lexical_recall(models)
     if args.candidates:
         from bench_pairs_1m import GeneratedSite
 
