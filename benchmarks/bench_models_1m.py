@@ -119,17 +119,6 @@ def site_models(
     return build_site_models(pages, texts_iter, links, {})
 
 
-def lexical_recall(models: Any) -> float:
-    """The lexical index's recall@10 on the pages the ``site_models`` stage samples, the
-    index widened as the stage widens it (exact search of each sampled page: O(N))."""
-    from linkpipe.lib.stages import site_models as stage
-    from linkpipe.lib.text.lexical_index import sample_rows, tune_index
-
-    sample = sample_rows(len(models.tfidf.urls), stage.RECALL_QUERIES)
-    models.index, recall = tune_index(models.index, sample, stage.RECALL_K, stage.RECALL_TARGET)
-    return float(recall)
-
-
 def pairs_and_scoring(
     meter: Meter,
     args: argparse.Namespace,
@@ -188,8 +177,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         with meter.measure("site_models"):
             models = site_models(urls, titles, texts, links)
         facts["tfidf_terms"] = int(models.tfidf.matrix.shape[1])
+        from linkpipe.lib.stages.site_models import tune_lexical_index
+
         with meter.measure("lexical_recall"):  # as the site_models stage measures it
-            facts["lexical_recall_at_10"] = lexical_recall(models)
+            facts["lexical_recall_at_10"] = tune_lexical_index(models)[0]
     if args.candidates:
         from bench_pairs_1m import GeneratedSite
 

@@ -199,10 +199,9 @@ def materialize_site_models(
             copied.meta["fitted_in"] = fitted_in
             return copied
     models, updated_from = _models(db_path, crawl_id, kept, settings, update=reuse)
-    sample = sample_rows(len(models.tfidf.urls), RECALL_QUERIES)
-    models.index, recall = tune_index(models.index, sample, RECALL_K, RECALL_TARGET)
+    recall, sampled = tune_lexical_index(models)
     tables: dict[str, pl.DataFrame] = model_tables(models)
-    summary = _summary(models, tables, recall, len(sample), time.perf_counter() - started)
+    summary = _summary(models, tables, recall, sampled, time.perf_counter() - started)
     summary |= {"fitted_in": fitted_in, "fit_pages": models.tfidf.fit_pages}
     with open_db(db_path) as con:
         written = write_partition(
@@ -236,6 +235,15 @@ def _models(
     texts = _texts(db_path, crawl_id, len(pages))
     fitted = kept.statistics if kept else None
     return build_site_models(pages, texts, links.content, links.anchors, settings, fitted), ""
+
+
+def tune_lexical_index(models: SiteModels) -> tuple[float, int]:
+    """(recall@``RECALL_K``, pages sampled) of the models' lexical index against exact search
+    on ``RECALL_QUERIES`` sampled pages; the index is widened in place while its recall is
+    below ``RECALL_TARGET``."""
+    sample = sample_rows(len(models.tfidf.urls), RECALL_QUERIES)
+    models.index, recall = tune_index(models.index, sample, RECALL_K, RECALL_TARGET)
+    return recall, len(sample)
 
 
 def _summary(

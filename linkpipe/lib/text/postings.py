@@ -47,7 +47,7 @@ class Postings:
         """Terms of the matrix the postings were built from."""
         return int(self.blocks.shape[0] // self.n_blocks)
 
-    def block(self, number: int) -> sparse.csr_matrix:
+    def _block(self, number: int) -> sparse.csr_matrix:
         """Terms x positions of block ``number``: a view of the stored arrays, not a copy."""
         terms, width = self.n_terms, self.width
         start = number * terms
@@ -67,8 +67,8 @@ class Postings:
 
     @cached_property
     def views(self) -> list[sparse.csr_matrix]:
-        """Every block (:meth:`block`), made once."""
-        return [self.block(b) for b in range(self.n_blocks)]
+        """Every block (terms x positions), made once: views of the stored arrays."""
+        return [self._block(b) for b in range(self.n_blocks)]
 
     def term_rows(self, term: int) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """(page rows, weights) of one term's postings, by row (for checks and tests)."""
