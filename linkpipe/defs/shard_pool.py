@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from linkpipe.lib import progress
-from linkpipe.lib.threads import cores, limited_threads, threads_per_worker
+from linkpipe.lib.processes import end_with, worker_count
+from linkpipe.lib.threads import limited_threads, threads_per_worker
 
 ShardJob = Callable[[list[str], dict[str, str], str, str], None]
 Task = tuple[list[str], dict[str, str], str, str]
@@ -43,9 +44,7 @@ class ShardFailed(RuntimeError):
 
 def default_workers(n_shards: int) -> int:
     """Worker processes for a step: one per core, at most one per shard (``LINKPIPE_WORKERS``)."""
-    configured = os.environ.get("LINKPIPE_WORKERS", "")
-    wanted = int(configured) if configured.isdigit() else cores()
-    return max(1, min(wanted, n_shards))
+    return worker_count(n_shards)
 
 
 def _serve(conn: Connection, job: ShardJob, dagster_home: str, parent: int, threads: int) -> None:
@@ -66,7 +65,7 @@ def _serve_tasks(conn: Connection, job: ShardJob, parent: int) -> None:
             conn.send(message)
 
     progress.set_reporter(lambda stage, done, total: send(("progress", stage, done, total)))
-    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
+    threading.Thread(target=end_with, args=(parent,), daemon=True).start()
     while True:
         try:
             task = conn.recv()
@@ -89,16 +88,6 @@ def _portable(exc: BaseException) -> BaseException:
     except Exception:  # noqa: BLE001 - any pickling problem
         return RuntimeError(f"{type(exc).__name__}: {exc}")
     return exc
-
-
-def _end_with(parent: int) -> None:
-    """Kill this process as soon as process ``parent`` no longer exists."""
-    while True:
-        try:
-            os.kill(parent, 0)
-        except (ProcessLookupError, PermissionError):  # gone, or its pid now another user's
-            os._exit(1)
-        threading.Event().wait(0.5)
 
 
 @dataclass

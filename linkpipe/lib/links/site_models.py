@@ -22,20 +22,19 @@ import polars as pl
 from scipy import sparse
 
 from linkpipe.lib.links.anchors import STOP_STEMS, target_phrases
-from linkpipe.lib.text.lexical import TOKEN_RE, stem
 from linkpipe.lib.text.lexical_index import IndexSettings, LexicalIndex
 from linkpipe.lib.text.mentions import MentionIndex
+from linkpipe.lib.text.page_pass import PassPage, count_pages, page_pass
 from linkpipe.lib.text.postings import Postings
-from linkpipe.lib.text.stopwords import STOPWORDS
+from linkpipe.lib.text.term_counts import CountsJoiner
 from linkpipe.lib.text.tfidf import (
     TfidfModel,
-    analyse,
-    fit_model,
+    fit_counts,
     merge_rows,
     model_frames,
     model_from_frames,
     model_from_rows,
-    transform_model,
+    transform_counts,
 )
 
 MAX_KNOWN_ANCHORS = 50  # per target, most used first
@@ -82,14 +81,11 @@ def page_names(page: SitePage, known_anchors: dict[str, list[str]]) -> list[tupl
     return target_phrases(page.title, page.h1, "", anchors)
 
 
-def _page_stems(page: SitePage) -> tuple[list[str], list[str]]:
-    """(what TF-IDF counts in title, H1 and main text; every stem of the main text), from one
-    tokenisation of the main text."""
-    words = [m.group() for m in TOKEN_RE.finditer(page.main_text)]
-    stems = [stem(w) for w in words]
-    counted = analyse(page.title) + analyse(page.h1)
-    counted += [s for w, s in zip(words, stems, strict=True) if w.lower() not in STOPWORDS]
-    return counted, stems
+def _pass_pages(pages: Iterable[SitePage], links: dict[str, set[str]]) -> Iterator[PassPage]:
+    """The pages as the page pass reads them (main text capped, content links)."""
+    for page in pages:
+        text = page.main_text[:MAX_TEXT_CHARS]
+        yield PassPage(page.url, page.title, page.h1, text, frozenset(links.get(page.url, ())))
 
 
 def build_site_models(
@@ -100,22 +96,17 @@ def build_site_models(
     settings: IndexSettings | None = None,
     fitted: TfidfModel | None = None,
 ) -> SiteModels:
-    """Models over ``texts`` (the pages with their main text, read once: a generator keeps one
-    page in memory at a time); ``pages`` (main text not needed) give every page's names.
-    ``fitted``: TF-IDF statistics to keep (:func:`~linkpipe.lib.text.tfidf.transform_model`),
-    else they are fitted on ``texts``."""
+    """Models over ``texts`` (the pages with their main text, read once: a generator keeps a
+    batch in memory at a time; counted in worker processes on a large site, see
+    :mod:`~linkpipe.lib.text.page_pass`); ``pages`` (main text not needed) give every page's
+    names. ``fitted``: TF-IDF statistics to keep
+    (:func:`~linkpipe.lib.text.tfidf.transform_counts`), else they are fitted on ``texts``."""
     mentions = MentionIndex(
         {p.url: page_names(p, known_anchors) for p in pages}, (), {}, STOP_STEMS
     )
-
-    def documents() -> Iterator[tuple[str, list[str]]]:
-        for page in texts:
-            page = _capped(page)
-            counted, stems = _page_stems(page)
-            mentions.count_page(page.url, stems, content_links.get(page.url, set()))
-            yield page.url, counted
-
-    tfidf = fit_model(documents()) if fitted is None else transform_model(documents(), fitted)
+    joiner = CountsJoiner(None if fitted is None else [str(t) for t in fitted.terms])
+    page_pass(_pass_pages(texts, content_links), mentions, joiner, len(pages))
+    tfidf = fit_counts(joiner) if fitted is None else transform_counts(joiner, fitted)
     return SiteModels(tfidf, mentions, LexicalIndex(tfidf.matrix, settings))
 
 
@@ -139,24 +130,16 @@ def update_site_models(
     }
     if MentionIndex(names, (), {}, STOP_STEMS).targets != mentions.targets:
         return None
-    for page, linked in before:
-        mentions.uncount_page(page.url, _page_stems(_capped(page))[1], linked)
-
-    def documents() -> Iterator[tuple[str, list[str]]]:
-        for page, linked in after:
-            counted, stems = _page_stems(_capped(page))
-            mentions.count_page(page.url, stems, linked)
-            yield page.url, counted
-
-    fresh = transform_model(documents(), previous.tfidf)
+    gone = [PassPage(p.url, p.title, p.h1, p.main_text[:MAX_TEXT_CHARS], frozenset(linked))
+            for p, linked in before]  # fmt: skip
+    mentions.add(count_pages(gone, mentions).mentions, sign=-1)
+    came = list(after)
+    links = {p.url: linked for p, linked in came}
+    joiner = CountsJoiner([str(t) for t in previous.tfidf.terms])
+    page_pass(_pass_pages([p for p, _ in came], links), mentions, joiner, len(came))
+    fresh = transform_counts(joiner, previous.tfidf)
     tfidf = merge_rows(previous.tfidf, fresh, [p.url for p in pages])
     return SiteModels(tfidf, mentions, LexicalIndex(tfidf.matrix, settings))
-
-
-def _capped(page: SitePage) -> SitePage:
-    if len(page.main_text) <= MAX_TEXT_CHARS:
-        return page
-    return SitePage(page.url, page.title, page.h1, page.slug, page.main_text[:MAX_TEXT_CHARS])
 
 
 def model_tables(models: SiteModels) -> dict[str, pl.DataFrame]:

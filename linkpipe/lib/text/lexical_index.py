@@ -127,10 +127,18 @@ def exact_neighbours(
         sims = (matrix[list(rows[first : first + chunk])] @ transposed).tocsr()
         for i in range(sims.shape[0]):
             lo, hi = sims.indptr[i], sims.indptr[i + 1]
-            cols, data = sims.indices[lo:hi], sims.data[lo:hi]
-            order = np.lexsort((cols, -data))[:k]
-            out.append(cols[order[data[order] > 0]].astype(np.int64))
+            out.append(_top(sims.indices[lo:hi], sims.data[lo:hi], k))
     return out
+
+
+def _top(cols: NDArray[np.int32], data: NDArray[np.float64], k: int) -> NDArray[np.int64]:
+    """The columns of the ``k`` highest positive values, highest first (between equal values
+    the lower column first); only the values from the k-th highest up are sorted."""
+    if len(data) > k:
+        keep = data >= np.partition(data, len(data) - k)[len(data) - k]
+        cols, data = cols[keep], data[keep]
+    order = np.lexsort((cols, -data))[:k]
+    return cols[order[data[order] > 0]].astype(np.int64)
 
 
 def recall_at_k(

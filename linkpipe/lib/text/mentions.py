@@ -15,9 +15,9 @@ several) so that names nobody links yet still count a little.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
@@ -37,6 +37,15 @@ class Mention:
     mentions: int  # other pages whose main text contains the phrase
     links: int  # of them, pages that link the target from their content
     key: str = ""  # the name's key: its stems joined by spaces (``site_names.name_key``)
+
+
+@dataclass
+class MentionCounts:
+    """What some pages' main texts add to the name counts (see :meth:`MentionIndex.add`)."""
+
+    mentioned_by: Counter[Key] = field(default_factory=Counter)
+    linked_by: Counter[tuple[Key, str]] = field(default_factory=Counter)
+    self_mentions: set[tuple[Key, str]] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -99,27 +108,37 @@ class MentionIndex:
         if len(key) > 1:
             self.openings.add((key[0], key[1]))
 
-    def count_page(self, url: str, stems: Sequence[str], linked: set[str]) -> None:
-        """Count the names one page's main text mentions, and which of them it links."""
-        self._named.clear()
+    def counts_in(
+        self, url: str, stems: Sequence[str], linked: set[str], into: MentionCounts
+    ) -> None:
+        """Count into ``into`` the names one page's main text mentions, and which it links."""
         for key in self.keys_in(stems):
-            self.mentioned_by[key] += 1
+            into.mentioned_by[key] += 1
             named = self.targets[key]
             if url in named:
-                self.self_mentions.add((key, url))
+                into.self_mentions.add((key, url))
             for target in named.keys() & linked:
-                self.linked_by[(key, target)] += 1
+                into.linked_by[(key, target)] += 1
 
-    def uncount_page(self, url: str, stems: Sequence[str], linked: set[str]) -> None:
-        """Take back what :meth:`count_page` counted for one page (a page that changed or went:
-        its previous version's stems and links)."""
+    def add(self, counts: MentionCounts, sign: int = 1) -> None:
+        """Add the counts of some pages (``sign`` -1: take back those of pages that changed
+        or went, counted as their previous version was)."""
         self._named.clear()
-        for key in self.keys_in(stems):
-            self.mentioned_by[key] -= 1
-            named = self.targets[key]
-            self.self_mentions.discard((key, url))
-            for target in named.keys() & linked:
-                self.linked_by[(key, target)] -= 1
+        for key, n in counts.mentioned_by.items():
+            self.mentioned_by[key] += sign * n
+        for pair, n in counts.linked_by.items():
+            self.linked_by[pair] += sign * n
+        if sign > 0:
+            self.self_mentions |= counts.self_mentions
+        else:
+            self.self_mentions -= counts.self_mentions
+
+    def count_page(self, url: str, stems: Sequence[str], linked: set[str], sign: int = 1) -> None:
+        """Count the names one page's main text mentions, and which of them it links (``sign``
+        -1: take them back, see :meth:`add`)."""
+        counts = MentionCounts()
+        self.counts_in(url, stems, linked, counts)
+        self.add(counts, sign)
 
     @classmethod
     def from_frame(cls, frame: pl.DataFrame, config: MentionConfig | None = None) -> MentionIndex:

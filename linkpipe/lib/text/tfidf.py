@@ -12,7 +12,7 @@ a few edits do not move every weight of the site.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -20,10 +20,11 @@ import polars as pl
 import pyarrow as pa
 from numpy.typing import NDArray
 from scipy import sparse
-from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+from sklearn.feature_extraction.text import TfidfTransformer
 
 from linkpipe.lib.text.lexical import TOKEN_RE, stem
 from linkpipe.lib.text.stopwords import STOPWORDS
+from linkpipe.lib.text.term_counts import CountsJoiner, count_batch
 
 MAX_DOC_SHARE = 0.5  # a term in more than this share of the pages says nothing about one
 
@@ -31,11 +32,6 @@ MAX_DOC_SHARE = 0.5  # a term in more than this share of the pages says nothing 
 def analyse(text: str) -> list[str]:
     """The stems TF-IDF counts in ``text``: every word but stopwords, stemmed."""
     return [stem(m.group()) for m in TOKEN_RE.finditer(text) if m.group().lower() not in STOPWORDS]
-
-
-def _given(document: list[str]) -> list[str]:
-    """The analyser of documents that are already lists of stems."""
-    return document
 
 
 @dataclass
@@ -83,54 +79,54 @@ class TfidfModel:
         return frozenset(found | {t for t, df in self.common.items() if df >= floor})
 
 
-def _stems(documents: Iterable[tuple[str, list[str]]], urls: list[str]) -> Iterator[list[str]]:
-    """The stems of each (url, stems) document, its URL appended to ``urls`` as it is read."""
-    for url, page_stems in documents:
-        urls.append(url)
-        yield page_stems
-
-
 def fit_model(documents: Iterable[tuple[str, list[str]]]) -> TfidfModel:
     """Fit over (url, stems) of every page (stems as :func:`analyse` gives them), read once: a
-    generator keeps one page in memory at a time. When every term is in more than half of the
-    pages (tiny sites), every term is kept."""
-    urls: list[str] = []
-    counter = CountVectorizer(analyzer=_given)
-    try:
-        counts = counter.fit_transform(_stems(documents, urls)).tocsr()
-    except ValueError:  # no page has a word
+    generator keeps one page in memory at a time."""
+    joiner = CountsJoiner()
+    joiner.add(count_batch(documents))
+    return fit_counts(joiner)
+
+
+def fit_counts(joiner: CountsJoiner) -> TfidfModel:
+    """Fit over the pages' joined term counts (:mod:`~linkpipe.lib.text.term_counts`). When
+    every term is in more than half of the pages (tiny sites), every term is kept."""
+    urls = joiner.urls
+    vocabulary, counts = joiner.matrix()
+    if not len(vocabulary):  # no page has a word
         return _empty_model(urls)
     n_docs = counts.shape[0]
     doc_freq = np.bincount(counts.indices, minlength=counts.shape[1])
     keep = doc_freq <= MAX_DOC_SHARE * n_docs
     if not keep.any():
         keep[:] = True
-    vocabulary = counter.get_feature_names_out()
     common = {str(vocabulary[i]): int(doc_freq[i]) for i in np.flatnonzero(~keep)}
     counts = counts[:, np.flatnonzero(keep)]
     transformer = TfidfTransformer(sublinear_tf=True)
     matrix = transformer.fit_transform(counts).tocsr()
     idf = np.asarray(transformer.idf_, dtype=np.float64)
-    terms = vocabulary[keep].astype(object)
-    return TfidfModel(urls, terms, doc_freq[keep], idf, matrix, common)
+    return TfidfModel(urls, vocabulary[keep], doc_freq[keep], idf, matrix, common)
 
 
 def transform_model(documents: Iterable[tuple[str, list[str]]], fitted: TfidfModel) -> TfidfModel:
-    """The rows of (url, stems) documents under ``fitted``'s statistics, not refitted: its
-    vocabulary, document frequencies, IDF and left-out stems (a stem it does not weigh is not
-    counted). A document equal to one ``fitted`` was fitted on gets the same row."""
-    urls: list[str] = []
+    """The rows of (url, stems) documents under ``fitted``'s statistics (see
+    :func:`transform_counts`)."""
+    joiner = CountsJoiner([str(t) for t in fitted.terms])
+    joiner.add(count_batch(documents))
+    return transform_counts(joiner, fitted)
+
+
+def transform_counts(joiner: CountsJoiner, fitted: TfidfModel) -> TfidfModel:
+    """The rows of the pages' joined term counts (a joiner over ``fitted``'s vocabulary) under
+    ``fitted``'s statistics, not refitted: its vocabulary, document frequencies, IDF and
+    left-out stems (a stem it does not weigh is not counted). A document equal to one
+    ``fitted`` was fitted on gets the same row."""
+    urls = joiner.urls
     if not len(fitted.terms):
-        for _ in _stems(documents, urls):
-            pass
         return replace(_empty_model(urls), common=fitted.common, fit_pages=fitted.fit_pages)
-    vocabulary = {str(t): i for i, t in enumerate(fitted.terms)}
-    counts = CountVectorizer(analyzer=_given, vocabulary=vocabulary).fit_transform(
-        _stems(documents, urls)
-    )
+    _, counts = joiner.matrix()
     transformer = TfidfTransformer(sublinear_tf=True)
     transformer.idf_ = fitted.idf
-    matrix = transformer.transform(counts.tocsr()).tocsr()
+    matrix = transformer.transform(counts).tocsr()
     return TfidfModel(
         urls, fitted.terms, fitted.doc_freq, fitted.idf, matrix, fitted.common, fitted.fit_pages
     )

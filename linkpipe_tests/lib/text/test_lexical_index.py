@@ -1,6 +1,7 @@
 """The lexical index: exact order where it finds the pages, recall against exact search."""
 
 import numpy as np
+from scipy import sparse
 
 from linkpipe.lib.text.lexical_index import (
     IndexSettings,
@@ -85,3 +86,13 @@ def test_sample_rows_is_seeded_and_sorted() -> None:
     picked = sample_rows(1_000, 20, seed=4)
     assert picked == sample_rows(1_000, 20, seed=4) == sorted(picked)
     assert len(set(picked)) == 20
+
+
+def test_exact_neighbours_break_ties_by_row_and_keep_only_shared_terms() -> None:
+    # rows 1-4 equal (same cosine with row 0), row 5 shares nothing with row 0
+    rows = [[1.0, 1.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0]]  # fmt: skip
+    matrix = sparse.csr_matrix(np.array(rows) / np.linalg.norm(rows, axis=1, keepdims=True))
+    assert [list(n) for n in exact_neighbours(matrix, [0], 3)] == [[0, 1, 2]]
+    assert [list(n) for n in exact_neighbours(matrix, [0], 9)] == [[0, 1, 2, 3, 4]]
+    assert [list(n) for n in exact_neighbours(matrix, [5, 2], 2)] == [[5], [1, 2]]
