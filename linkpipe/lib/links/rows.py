@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Protocol
 
 from linkpipe.lib.links.anchors import AnchorChoice
@@ -193,7 +193,17 @@ class LinkOpportunity:
 
     def record(self) -> Record:
         """The ``link_opportunities`` columns of this row."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return dict(zip(OPPORTUNITY_COLUMNS, _OPPORTUNITY_VALUES(self), strict=True))
+
+
+OPPORTUNITY_COLUMNS = tuple(f.name for f in fields(LinkOpportunity))
+_OPPORTUNITY_VALUES = attrgetter(*OPPORTUNITY_COLUMNS)
+
+
+def opportunity_columns(rows: Sequence[LinkOpportunity]) -> dict[str, list[Any]]:
+    """The ``link_opportunities`` columns of ``rows``, column by column (their records'
+    values without a dict a row)."""
+    return {name: list(map(attrgetter(name), rows)) for name in OPPORTUNITY_COLUMNS}
 
 
 @dataclass(frozen=True, slots=True)

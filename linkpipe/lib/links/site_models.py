@@ -22,9 +22,18 @@ import polars as pl
 from scipy import sparse
 
 from linkpipe.lib.links.anchors import STOP_STEMS, target_phrases
+from linkpipe.lib.processes import ordered_map
+from linkpipe.lib.text.lexical import phrase_key
 from linkpipe.lib.text.lexical_index import IndexSettings, LexicalIndex
-from linkpipe.lib.text.mentions import MentionIndex
-from linkpipe.lib.text.page_pass import PassPage, count_pages, page_pass
+from linkpipe.lib.text.mentions import Key, MentionIndex
+from linkpipe.lib.text.page_pass import (
+    BATCH_PAGES,
+    PassPage,
+    batched,
+    count_pages,
+    page_pass,
+    pass_workers,
+)
 from linkpipe.lib.text.postings import Postings
 from linkpipe.lib.text.term_counts import CountsJoiner
 from linkpipe.lib.text.tfidf import (
@@ -76,16 +85,46 @@ class SiteModels:
 
 
 def page_names(page: SitePage, known_anchors: dict[str, list[str]]) -> list[tuple[str, str]]:
-    """The phrases that name a page: title, H1 and the anchors other pages use for it."""
+    """The phrases that name a page: title, H1 and the anchors other pages use for it (what
+    :func:`site_names` finds for every page)."""
     anchors = known_anchors.get(page.url, [])[:MAX_KNOWN_ANCHORS]
     return target_phrases(page.title, page.h1, "", anchors)
+
+
+NamedPage = tuple[str, list[tuple[str, str]], list[Key]]  # url, its names, their keys
+
+
+def site_names(pages: Sequence[SitePage], known_anchors: dict[str, list[str]]) -> MentionIndex:
+    """The name dictionary of ``pages`` (not yet counted), their names found in worker
+    processes on a large site (as :func:`~linkpipe.lib.text.page_pass.page_pass` decides)."""
+    workers = pass_workers(len(pages))
+    chunks = (
+        [(p.url, p.title, p.h1, known_anchors.get(p.url, [])[:MAX_KNOWN_ANCHORS]) for p in chunk]
+        for chunk in batched(pages, BATCH_PAGES)
+    )
+    named = ordered_map(_named, chunks, workers) if workers > 1 else map(_named, chunks)
+    names: dict[str, Sequence[tuple[str, str]]] = {}
+    keys: dict[str, list[Key]] = {}
+    for chunk in named:
+        for url, phrases, page_keys in chunk:
+            names[url], keys[url] = phrases, page_keys
+    return MentionIndex(names, (), {}, STOP_STEMS, keys=keys)
+
+
+def _named(chunk: list[tuple[str, str, str, list[str]]]) -> list[NamedPage]:
+    """Each page's names and their keys (run in a worker process on a large site)."""
+    out: list[NamedPage] = []
+    for url, title, h1, anchors in chunk:
+        phrases = target_phrases(title, h1, "", anchors)
+        out.append((url, phrases, [phrase_key(p) for p, _ in phrases]))
+    return out
 
 
 def _pass_pages(pages: Iterable[SitePage], links: dict[str, set[str]]) -> Iterator[PassPage]:
     """The pages as the page pass reads them (main text capped, content links)."""
     for page in pages:
         text = page.main_text[:MAX_TEXT_CHARS]
-        yield PassPage(page.url, page.title, page.h1, text, frozenset(links.get(page.url, ())))
+        yield PassPage(page.url, page.title, page.h1, text, tuple(links.get(page.url, ())))
 
 
 def build_site_models(
@@ -101,9 +140,7 @@ def build_site_models(
     :mod:`~linkpipe.lib.text.page_pass`); ``pages`` (main text not needed) give every page's
     names. ``fitted``: TF-IDF statistics to keep
     (:func:`~linkpipe.lib.text.tfidf.transform_counts`), else they are fitted on ``texts``."""
-    mentions = MentionIndex(
-        {p.url: page_names(p, known_anchors) for p in pages}, (), {}, STOP_STEMS
-    )
+    mentions = site_names(pages, known_anchors)
     joiner = CountsJoiner(None if fitted is None else [str(t) for t in fitted.terms])
     page_pass(_pass_pages(texts, content_links), mentions, joiner, len(pages))
     tfidf = fit_counts(joiner) if fitted is None else transform_counts(joiner, fitted)
@@ -125,12 +162,9 @@ def update_site_models(
     keeps its row. The same models as :func:`build_site_models` with the kept statistics; None
     when the site's names changed (every page must then be counted again)."""
     mentions = previous.mentions
-    names: dict[str, Sequence[tuple[str, str]]] = {
-        p.url: page_names(p, known_anchors) for p in pages
-    }
-    if MentionIndex(names, (), {}, STOP_STEMS).targets != mentions.targets:
+    if site_names(pages, known_anchors).targets != mentions.targets:
         return None
-    gone = [PassPage(p.url, p.title, p.h1, p.main_text[:MAX_TEXT_CHARS], frozenset(linked))
+    gone = [PassPage(p.url, p.title, p.h1, p.main_text[:MAX_TEXT_CHARS], tuple(linked))
             for p, linked in before]  # fmt: skip
     mentions.add(count_pages(gone, mentions).mentions, sign=-1)
     came = list(after)

@@ -19,6 +19,7 @@ from linkpipe.lib.links.rows import (
     CandidatePair,
     LinkOpportunity,
     candidate_pairs_of_rows,
+    opportunity_columns,
     records,
 )
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
@@ -37,7 +38,6 @@ from linkpipe.lib.storage import (
     load_sql,
     open_db,
     registered_frame,
-    rows_to_frame,
     stored_config,
     write_partition,
 )
@@ -228,8 +228,7 @@ class OpportunityFrames:
         """One batch's rows (best first: a stable sort keeps the first of equal scores)."""
         if not rows:
             return
-        rows_records = records(rows)
-        self.frames.append(rows_to_frame(rows_records, list(rows_records[0])))
+        self.frames.append(pl.DataFrame(opportunity_columns(rows), strict=False))
         self.best = sorted([*self.best, *rows], key=lambda r: -r.score)[:5]
         self.in_sentence += sum(r.placement == "in_sentence" for r in rows)
         self.confident += sum(r.confidence >= 0.5 for r in rows)

@@ -16,7 +16,7 @@ several) so that names nobody links yet still count a little.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import polars as pl
@@ -69,9 +69,11 @@ class MentionIndex:
         content_links: dict[str, set[str]],
         stop_stems: frozenset[str] = frozenset(),
         config: MentionConfig | None = None,
+        keys: Mapping[str, Sequence[Key]] | None = None,
     ) -> None:
         """``names``: url -> (phrase, kind); ``texts``: (url, stems of its main text), read
-        once (a generator keeps one page in memory at a time)."""
+        once (a generator keeps one page in memory at a time); ``keys``: url -> the
+        :func:`~linkpipe.lib.text.lexical.phrase_key` of each of its names, where known."""
         self.config = config or MentionConfig()
         self.targets: dict[Key, dict[str, tuple[str, str]]] = defaultdict(dict)
         self.lengths: dict[str, set[int]] = defaultdict(set)  # first stem -> key lengths
@@ -81,17 +83,21 @@ class MentionIndex:
         self.self_mentions: set[tuple[Key, str]] = set()
         # each name's mentions with their probabilities (:meth:`named_by`); emptied by counting
         self._named: dict[Key, list[tuple[float, Mention]]] = {}
-        self._add_names(names, stop_stems)
+        self._add_names(names, stop_stems, keys or {})
         for url, stems in texts:
             self.count_page(url, stems, content_links.get(url, set()))
 
     def _add_names(
-        self, names: dict[str, Sequence[tuple[str, str]]], stop_stems: frozenset[str]
+        self,
+        names: dict[str, Sequence[tuple[str, str]]],
+        stop_stems: frozenset[str],
+        keys: Mapping[str, Sequence[Key]],
     ) -> None:
         """Index every usable name; a name of more than ``max_targets`` pages is dropped."""
         for url, phrases in names.items():
-            for phrase, kind in phrases:
-                key = phrase_key(phrase)
+            known = keys.get(url)
+            for i, (phrase, kind) in enumerate(phrases):
+                key = phrase_key(phrase) if known is None else known[i]
                 if not key or len(key) > self.config.max_words:
                     continue
                 if all(k in stop_stems or k.isdigit() for k in key):

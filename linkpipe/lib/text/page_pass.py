@@ -10,9 +10,11 @@ which gives the same counts as one process, bit for bit.
 from __future__ import annotations
 
 import functools
+import pickle
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
+from typing import NamedTuple, TypeVar
 
 from linkpipe.lib.processes import ordered_map, worker_count
 from linkpipe.lib.text.lexical import TOKEN_RE, stem
@@ -20,20 +22,19 @@ from linkpipe.lib.text.mentions import MentionCounts, MentionIndex
 from linkpipe.lib.text.stopwords import STOPWORDS
 from linkpipe.lib.text.term_counts import BatchCounts, CountsJoiner, count_batch
 
-BATCH_PAGES = 2_000
+BATCH_PAGES = 5_000
 MIN_PARALLEL_PAGES = 20_000  # smaller sites in one process: starting workers costs more
 MAX_KNOWN_WORDS = 1 << 20  # words whose stem is kept (a site's words are Zipf-distributed)
 
 
-@dataclass(frozen=True)
-class PassPage:
-    """What the pass reads of a page."""
+class PassPage(NamedTuple):
+    """What the pass reads of a page (a tuple: cheap to make and to send to a worker)."""
 
     url: str
     title: str
     h1: str
     main_text: str
-    linked: frozenset[str]  # the pages its content links
+    linked: tuple[str, ...]  # the pages its content links
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class PassBatch:
     mentions: MentionCounts
 
 
+Item = TypeVar("Item")
 _WORDS: dict[str, tuple[str, bool]] = {}  # word -> (stem, counted by TF-IDF)
 
 
@@ -96,11 +98,11 @@ def page_pass(
     """Count every page (``total`` of them): its names into ``names``, its terms into
     ``joiner``, in the pages' order; ``workers``: processes (default: one per core from
     :data:`MIN_PARALLEL_PAGES` pages, else 1)."""
-    if workers is None:
-        workers = worker_count(total // BATCH_PAGES) if total >= MIN_PARALLEL_PAGES else 1
-    batches = _batches(pages)
+    workers = pass_workers(total) if workers is None else workers
+    batches = batched(pages, BATCH_PAGES)
     if workers > 1:
-        counted = ordered_map(_count_in_worker, batches, workers, _keep_names, (names,))
+        sent = pickle.dumps(names, protocol=pickle.HIGHEST_PROTOCOL)  # once for every worker
+        counted = ordered_map(_count_in_worker, batches, workers, _keep_names, (sent,))
     else:
         counted = map(functools.partial(count_pages, names=names), batches)
     for batch in counted:
@@ -108,17 +110,24 @@ def page_pass(
         joiner.add(batch.terms)
 
 
-def _batches(pages: Iterable[PassPage]) -> Iterator[list[PassPage]]:
-    it = iter(pages)
-    while batch := list(islice(it, BATCH_PAGES)):
+def pass_workers(total: int) -> int:
+    """Processes for a pass over ``total`` pages: one per core from :data:`MIN_PARALLEL_PAGES`
+    pages (``LINKPIPE_WORKERS`` when set), else 1."""
+    return worker_count(total // BATCH_PAGES) if total >= MIN_PARALLEL_PAGES else 1
+
+
+def batched(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
+    """``items`` in lists of ``size`` (the last one shorter)."""
+    it = iter(items)
+    while batch := list(islice(it, size)):
         yield batch
 
 
 _NAMES: list[MentionIndex] = []  # in a worker: the names it finds
 
 
-def _keep_names(names: MentionIndex) -> None:
-    _NAMES[:] = [names]
+def _keep_names(names: bytes) -> None:
+    _NAMES[:] = [pickle.loads(names)]
 
 
 def _count_in_worker(pages: list[PassPage]) -> PassBatch:

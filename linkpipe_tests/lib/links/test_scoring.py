@@ -2,10 +2,17 @@
 
 from dataclasses import replace
 
+import polars as pl
 import pytest
 
 from linkpipe.lib.links.anchors import AnchorChoice
-from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair
+from linkpipe.lib.links.rows import (
+    OPPORTUNITY_COLUMNS,
+    CandidatePair,
+    CannibalisationPair,
+    opportunity_columns,
+    records,
+)
 from linkpipe.lib.links.scoring import (
     opportunity_batches,
     score_opportunities,
@@ -17,6 +24,7 @@ from linkpipe.lib.links.scoring_config import (
     direction_factor,
     target_need,
 )
+from linkpipe.lib.storage import rows_to_frame
 
 
 def cand(s, t, sim=0.7, anchor=None, start=0, alts=(), linked=False, title=0.0, mention=None):
@@ -211,3 +219,14 @@ def test_cannibalisation_reported_not_suggested():
             reason="near-identical topic and purpose: consolidate or differentiate",
         )
     ]
+
+
+def test_opportunity_columns_are_the_records_column_by_column():
+    pairs = [cand("/a", "/b", anchor="old posts"), cand("/c", "/b", sim=0.68)]
+    rows, _ = score_opportunities(pairs, FACTS)
+    assert {r.anchor_text for r in rows} == {"old posts", None}  # a NULL in a column
+    by_column = pl.DataFrame(opportunity_columns(rows), strict=False)
+    by_record = rows_to_frame(records(rows), list(rows[0].record()))
+    assert by_column.columns == list(OPPORTUNITY_COLUMNS) == list(rows[0].record())
+    assert by_column.schema == by_record.schema and by_column.equals(by_record)
+    assert by_column["source_url"].to_list() == [r.source_url for r in rows]

@@ -4,6 +4,7 @@ tables give candidate shards exactly what a fresh build would."""
 import numpy as np
 import pytest
 
+from linkpipe.lib.links import site_models
 from linkpipe.lib.links.anchors import STOP_STEMS, SourceText
 from linkpipe.lib.links.candidates import build_candidates
 from linkpipe.lib.links.site_context import SiteContext
@@ -15,6 +16,7 @@ from linkpipe.lib.links.site_models import (
     models_from_tables,
     page_names,
 )
+from linkpipe.lib.text import page_pass
 from linkpipe.lib.text.lexical import phrase_key
 from linkpipe.lib.text.mentions import MentionIndex
 from linkpipe.lib.text.tfidf import analyse, fit_model
@@ -97,3 +99,26 @@ def test_candidates_from_stored_models_equal_a_fresh_build() -> None:
     assert {r.target_url: r.lexical_sim > 0 for r in rows} == {
         "/c": False, "/d": True, "/gdal": False
     }  # fmt: skip
+
+
+def test_models_built_in_worker_processes_equal_those_of_one_process(monkeypatch) -> None:
+    texts = zipf_corpus(600, seed=3)
+    pages = [
+        SitePage(f"/p{i:03}", f"W{i % 50}x w{i % 7}x", "", "", t) for i, t in enumerate(texts)
+    ]
+    links = {p.url: {f"/p{(i * 11) % 600:03}"} for i, p in enumerate(pages)}
+    anchors = {"/p001": ["w0x w1x guide", "w3x"]}
+    serial = build_site_models(pages, pages, links, anchors)
+    monkeypatch.setattr(page_pass, "MIN_PARALLEL_PAGES", 0)  # workers for 600 pages
+    monkeypatch.setattr(page_pass, "BATCH_PAGES", 70)
+    monkeypatch.setattr(site_models, "BATCH_PAGES", 90)
+    monkeypatch.setenv("LINKPIPE_WORKERS", "2")
+    parallel = build_site_models(pages, iter(pages), links, anchors)
+    assert parallel.mentions.frame().equals(serial.mentions.frame())
+    assert parallel.mentions.targets == serial.mentions.targets
+    assert parallel.mentions.targets[phrase_key("w0x w1x guide")] == {
+        "/p001": ("w0x w1x guide", "known_anchor")
+    }
+    assert sum(parallel.mentions.linked_by.values()) > 0
+    assert parallel.tfidf.urls == serial.tfidf.urls
+    assert (parallel.tfidf.matrix != serial.tfidf.matrix).nnz == 0

@@ -12,7 +12,7 @@ from linkpipe_tests.lib.text.corpus import zipf_corpus
 
 TEXTS = zipf_corpus(900, seed=11)
 PAGES = [
-    pp.PassPage(f"/p{i:03}", f"W{i}x guide", "", t, frozenset({f"/p{(i * 7) % 900:03}"}))
+    pp.PassPage(f"/p{i:03}", f"W{i}x guide", "", t, (f"/p{(i * 7) % 900:03}",))
     for i, t in enumerate(TEXTS)
 ]
 
