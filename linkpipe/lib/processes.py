@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -44,6 +45,7 @@ def end_with(parent: int) -> None:
 
 
 def _start_worker(parent: int, setup: Callable[..., None] | None, args: tuple[Any, ...]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller handles Ctrl-C and ends us
     threading.Thread(target=end_with, args=(parent,), daemon=True).start()
     if setup is not None:
         setup(*args)

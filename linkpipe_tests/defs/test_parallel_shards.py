@@ -8,13 +8,18 @@ import pytest
 
 from linkpipe.defs.runner import run_graph
 from linkpipe.defs.shard_pool import default_workers
+from linkpipe.lib.links import site_models
 from linkpipe.lib.stages.crawl_export import register_crawl
+from linkpipe.lib.text import page_pass
 
 TABLES = {
     "page_summaries": "url, summary, summary_hash",
     "page_embeddings": "url, text_hash, embedding",
     "candidate_pairs": "source_url, target_url, semantic_sim, lexical_sim, anchor_text, anchor_start",
     "link_opportunities": "source_url, target_url, rank, score, anchor_text, reason",
+    "site_terms": "term_id, term, doc_freq, idf",
+    "site_page_terms": "url, term_ids, weights",
+    "site_names": "name_key, target_url, phrase, mentioned_by, linked_by, self_mention",
 }
 
 
@@ -56,8 +61,14 @@ def _rows(db: Path, table: str, columns: str) -> list[tuple[object, ...]]:
         con.close()
 
 
-def test_parallel_shards_write_the_rows_of_a_serial_run(tmp_path, demo_site, fake_model):
+def test_parallel_shards_write_the_rows_of_a_serial_run(
+    tmp_path, demo_site, fake_model, monkeypatch
+):
     serial, _ = _run(tmp_path, demo_site.base_url, 1, fake_model)
+    # the site models' passes in worker processes too (from 20,000 pages otherwise)
+    monkeypatch.setattr(page_pass, "MIN_PARALLEL_PAGES", 0)
+    monkeypatch.setattr(page_pass, "BATCH_PAGES", 7)
+    monkeypatch.setattr(site_models, "BATCH_PAGES", 9)
     parallel, below = _run(tmp_path, demo_site.base_url, 2, fake_model)
     for table, columns in TABLES.items():
         expected = _rows(serial, table, columns)
