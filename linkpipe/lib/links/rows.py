@@ -160,9 +160,10 @@ class StoredPlacements(Mapping[str, tuple[AnchorChoice, ...]]):
         return len(self._rows)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen init costs 4x (10 against 2.7 us; ~5M rows at 1M pages)
 class LinkOpportunity:
-    """A suggested link: its score and components, the anchor placed and why, in words."""
+    """A suggested link: its score and components, the anchor placed and why, in words (made
+    once, never changed)."""
 
     source_url: str
     target_url: str
