@@ -14,6 +14,7 @@ fitted, or (``fitted``) those of an earlier crawl kept and only the pages' rows 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -103,10 +104,13 @@ def site_names(pages: Sequence[SitePage], known_anchors: dict[str, list[str]]) -
         for chunk in batched(pages, BATCH_PAGES)
     )
     named = ordered_map(_named, chunks, workers) if workers > 1 else map(_named, chunks)
+    urls = {p.url: p.url for p in pages} if workers > 1 else {}
     names: dict[str, Sequence[tuple[str, str]]] = {}
     keys: dict[str, list[Key]] = {}
     for chunk in named:
         for url, phrases, page_keys in chunk:
+            if workers > 1:  # this process's strings, not a copy of each from every worker
+                url, page_keys = urls[url], [tuple(map(sys.intern, k)) for k in page_keys]
             names[url], keys[url] = phrases, page_keys
     return MentionIndex(names, (), {}, STOP_STEMS, keys=keys)
 

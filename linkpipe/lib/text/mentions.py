@@ -83,6 +83,7 @@ class MentionIndex:
         self.self_mentions: set[tuple[Key, str]] = set()
         # each name's mentions with their probabilities (:meth:`named_by`); emptied by counting
         self._named: dict[Key, list[tuple[float, Mention]]] = {}
+        self._keys: dict[Key, Key] | None = None  # each key of :attr:`targets` to itself
         self._add_names(names, stop_stems, keys or {})
         for url, stems in texts:
             self.count_page(url, stems, content_links.get(url, set()))
@@ -110,6 +111,7 @@ class MentionIndex:
 
     def _index_key(self, key: Key) -> None:
         """Make ``key`` (a key of :attr:`targets`) findable by :meth:`keys_in`."""
+        self._keys = None
         self.lengths[key[0]].add(len(key))
         if len(key) > 1:
             self.openings.add((key[0], key[1]))
@@ -128,16 +130,32 @@ class MentionIndex:
 
     def add(self, counts: MentionCounts, sign: int = 1) -> None:
         """Add the counts of some pages (``sign`` -1: take back those of pages that changed
-        or went, counted as their previous version was)."""
+        or went, counted as their previous version was). Keys and URLs are stored as this
+        index holds them (counts made in another process bring copies of every string)."""
         self._named.clear()
         for key, n in counts.mentioned_by.items():
-            self.mentioned_by[key] += sign * n
-        for pair, n in counts.linked_by.items():
-            self.linked_by[pair] += sign * n
+            self.mentioned_by[self._key(key)] += sign * n
+        for (key, target), n in counts.linked_by.items():
+            self.linked_by[self._pair(key, target)] += sign * n
+        found = {self._pair(key, url) for key, url in counts.self_mentions}
         if sign > 0:
-            self.self_mentions |= counts.self_mentions
+            self.self_mentions |= found
         else:
-            self.self_mentions -= counts.self_mentions
+            self.self_mentions -= found
+
+    def _key(self, key: Key) -> Key:
+        if self._keys is None:
+            self._keys = {k: k for k in self.targets}
+        return self._keys.get(key, key)
+
+    def _pair(self, key: Key, url: str) -> tuple[Key, str]:
+        key = self._key(key)
+        named = self.targets.get(key, {})
+        return key, next((u for u in named if u == url), url)
+
+    def __getstate__(self) -> dict[str, object]:
+        """What a worker process gets: the index without its caches."""
+        return self.__dict__ | {"_named": {}, "_keys": None}
 
     def count_page(self, url: str, stems: Sequence[str], linked: set[str], sign: int = 1) -> None:
         """Count the names one page's main text mentions, and which of them it links (``sign``

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,7 +26,7 @@ class BatchCounts:
     vocabulary: list[str]  # local term id -> stem, in the order first met
     indptr: NDArray[np.int64]
     indices: NDArray[np.int32]  # local term ids
-    counts: NDArray[np.int64]
+    counts: NDArray[np.int32]
 
 
 def count_batch(documents: Iterable[tuple[str, Sequence[str]]]) -> BatchCounts:
@@ -53,7 +54,7 @@ def count_batch(documents: Iterable[tuple[str, Sequence[str]]]) -> BatchCounts:
         list(vocabulary),
         indptr,
         np.asarray(indices, dtype=np.int32),
-        np.asarray(counts, dtype=np.int64),
+        np.asarray(counts, dtype=np.int32),
     )
 
 
@@ -67,7 +68,7 @@ class CountsJoiner:
         self.urls: list[str] = []
         self._lengths: list[NDArray[np.int64]] = []
         self._indices: list[NDArray[np.int32]] = []
-        self._counts: list[NDArray[np.int64]] = []
+        self._counts: list[NDArray[np.int32]] = []
 
     def add(self, batch: BatchCounts) -> None:
         """Append a batch's rows."""
@@ -87,18 +88,26 @@ class CountsJoiner:
 
     def matrix(self) -> tuple[NDArray[np.object_], sparse.csr_matrix]:
         """(vocabulary in term id order, pages x terms counts with sorted indices); the
-        vocabulary of a joiner without a fixed one is sorted, as ``CountVectorizer``'s."""
+        vocabulary of a joiner without a fixed one is sorted, as ``CountVectorizer``'s. The
+        batches are let go as they are joined: ask once."""
         stems = np.array(list(self.vocabulary), dtype=object)
-        indices = np.concatenate([np.zeros(0, np.int32), *self._indices])
+        indices = _joined(self._indices, np.int32)
         if not self.fixed and len(stems):
             order = np.argsort(stems, kind="stable")
             rank = np.empty(len(stems), dtype=np.int32)
             rank[order] = np.arange(len(stems), dtype=np.int32)
             stems, indices = stems[order], rank[indices]
         indptr = np.zeros(len(self.urls) + 1, dtype=np.int64)
-        np.cumsum(np.concatenate([np.zeros(0, np.int64), *self._lengths]), out=indptr[1:])
-        counts = np.concatenate([np.zeros(0, np.int64), *self._counts])
+        np.cumsum(_joined(self._lengths, np.int64), out=indptr[1:])
+        counts = _joined(self._counts, np.int32)
         shape = (len(self.urls), len(stems))
         matrix = sparse.csr_matrix((counts, indices, indptr), shape=shape)
         matrix.sort_indices()
         return stems, matrix
+
+
+def _joined(parts: list[NDArray[Any]], dtype: type[np.generic]) -> NDArray[Any]:
+    """The arrays of ``parts`` end to end; ``parts`` is emptied."""
+    joined = np.concatenate([np.zeros(0, dtype), *parts])
+    parts.clear()
+    return joined

@@ -27,7 +27,7 @@ def test_batches_joined_equal_one_count_of_every_page() -> None:
     assert joiner.urls == [u for u, _ in DOCS]
     assert list(stems) == terms == sorted(terms)
     assert counts.has_sorted_indices and (counts != reference).nnz == 0
-    assert counts.dtype == np.int64
+    assert counts.dtype == np.int32
     # one page by hand: "w0x" counted as often as the text has it
     row = counts[7].toarray().ravel()
     assert row[terms.index("w0x")] == DOCS[7][1].count("w0x") > 0
