@@ -100,7 +100,7 @@ def site_names(pages: Sequence[SitePage], known_anchors: dict[str, list[str]]) -
     processes on a large site (as :func:`~linkpipe.lib.text.page_pass.page_pass` decides)."""
     workers = pass_workers(len(pages))
     chunks = (
-        [(p.url, p.title, p.h1, known_anchors.get(p.url, [])[:MAX_KNOWN_ANCHORS]) for p in chunk]
+        (chunk, {p.url: known_anchors[p.url] for p in chunk if p.url in known_anchors})
         for chunk in batched(pages, BATCH_PAGES)
     )
     named = ordered_map(_named, chunks, workers) if workers > 1 else map(_named, chunks)
@@ -115,12 +115,14 @@ def site_names(pages: Sequence[SitePage], known_anchors: dict[str, list[str]]) -
     return MentionIndex(names, (), {}, STOP_STEMS, keys=keys)
 
 
-def _named(chunk: list[tuple[str, str, str, list[str]]]) -> list[NamedPage]:
-    """Each page's names and their keys (run in a worker process on a large site)."""
+def _named(chunk: tuple[list[SitePage], dict[str, list[str]]]) -> list[NamedPage]:
+    """Each page's names (:func:`page_names`) and their keys (run in a worker process on a
+    large site); ``chunk``: pages and the known anchors of those that have some."""
     out: list[NamedPage] = []
-    for url, title, h1, anchors in chunk:
-        phrases = target_phrases(title, h1, "", anchors)
-        out.append((url, phrases, [phrase_key(p) for p, _ in phrases]))
+    pages, anchors = chunk
+    for page in pages:
+        phrases = page_names(page, anchors)
+        out.append((page.url, phrases, [phrase_key(p) for p, _ in phrases]))
     return out
 
 
@@ -168,10 +170,9 @@ def update_site_models(
     mentions = previous.mentions
     if site_names(pages, known_anchors).targets != mentions.targets:
         return None
-    gone = [PassPage(p.url, p.title, p.h1, p.main_text[:MAX_TEXT_CHARS], tuple(linked))
-            for p, linked in before]  # fmt: skip
+    went, came = list(before), list(after)
+    gone = list(_pass_pages([p for p, _ in went], {p.url: linked for p, linked in went}))
     mentions.add(count_pages(gone, mentions).mentions, sign=-1)
-    came = list(after)
     links = {p.url: linked for p, linked in came}
     joiner = CountsJoiner([str(t) for t in previous.tfidf.terms])
     page_pass(_pass_pages([p for p, _ in came], links), mentions, joiner, len(came))
