@@ -2,8 +2,8 @@
 
 import os
 import time
+from pathlib import Path
 
-import psutil
 import pytest
 
 from linkpipe.lib.processes import ordered_map, worker_count
@@ -27,13 +27,25 @@ def _fail(item: int) -> int:
     return item
 
 
-def _workers_alive() -> list[psutil.Process]:
+def _processes() -> dict[int, tuple[int, str, str]]:
+    """pid -> (parent pid, state, command line) of every process, read from /proc."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:  # ended meanwhile
+            continue
+        found[int(stat.parent.name)] = (int(fields[1]), fields[0], cmdline)
+    return found
+
+
+def _workers_alive() -> list[int]:
     """Live processes forked by this process's forkserver (the workers)."""
-    alive = []
-    for server in psutil.Process().children():
-        if "forkserver" in " ".join(server.cmdline()):
-            alive += [p for p in server.children() if p.status() != psutil.STATUS_ZOMBIE]
-    return alive
+    table = _processes()
+    servers = {pid for pid, (ppid, _, cmd) in table.items()
+               if ppid == os.getpid() and "forkserver" in cmd}  # fmt: skip
+    return [pid for pid, (ppid, state, _) in table.items() if ppid in servers and state != "Z"]
 
 
 def test_results_come_in_order_from_several_processes() -> None:
@@ -56,6 +68,7 @@ def test_a_failure_is_raised_and_ends_the_workers() -> None:
 def test_leaving_early_ends_the_workers() -> None:
     results = ordered_map(_work, range(1000), 2, _setup, (0,))
     assert next(results)[0] == 0
+    assert len(_workers_alive()) == 2  # the check sees the workers while they live
     results.close()
     deadline = time.monotonic() + 10
     while _workers_alive() and time.monotonic() < deadline:
