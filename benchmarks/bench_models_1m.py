@@ -33,11 +33,13 @@ import faiss
 import numpy as np
 from bench_meter import Meter, StageUsage, total
 
+from linkpipe.lib.heap import return_free_memory
 from linkpipe.lib.vectors.ann import AnnIndex, build_index
 
 PAGES_PER_TOPIC = 250
 NOISE = 1.3  # noise norm relative to the unit centroid: cosine to the centroid ~0.6
 BATCH = 20_000
+SITE_PARTS = ("urls", "titles", "texts", "vectors", "links", "models")  # GeneratedSite's fields
 
 
 def generate_vectors(n_pages: int, dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -119,19 +121,16 @@ def site_models(
     return build_site_models(pages, texts_iter, links, {})
 
 
-def pairs_and_scoring(
+def candidates_and_pairs(
     meter: Meter,
     args: argparse.Namespace,
     site: Any,
     ann: AnnIndex,
     hits: tuple[np.ndarray, np.ndarray],
-) -> dict[str, Any]:
-    """The candidates (a sample) and the scoring of every page's pairs (bench_pairs_1m.py)."""
+) -> tuple[Any, Any, dict[str, Any]]:
+    """The candidates (a sample), then scoring's inputs (bench_pairs_1m.py): (pair table,
+    page facts, figures)."""
     from bench_pairs_1m import candidates_sample, page_facts, pair_table
-
-    from linkpipe.lib.links.site_scoring import score_site
-    from linkpipe.lib.spilled import SpilledFrames
-    from linkpipe.lib.stages.link_opportunities import OpportunityFrames
 
     facts: dict[str, Any] = {}
     with meter.measure("site_context"):
@@ -147,26 +146,37 @@ def pairs_and_scoring(
         table = pair_table(site, *hits)
     with meter.measure("page_facts"):
         pages = page_facts(site, args.seed)
+    return table, pages, facts
+
+
+def scoring(meter: Meter, table: Any, pages: Any) -> dict[str, Any]:
+    """The scoring of every page's pairs, as the ``link_opportunities`` stage scores them."""
+    from linkpipe.lib.links.site_scoring import score_site
+    from linkpipe.lib.spilled import SpilledFrames
+    from linkpipe.lib.stages.link_opportunities import OpportunityFrames
+
     with meter.measure("scoring"), TemporaryDirectory() as spill:  # as the stage does
         scores = score_site(table, pages)
         made = OpportunityFrames.of(scores.batches(), SpilledFrames(Path(spill)))
         opportunities = made.frames.rows
-    facts |= {"scored_pairs": len(table), "opportunities": opportunities}
-    facts["weights"] = scores.weights.method
-    return facts
+    return {
+        "scored_pairs": len(table),
+        "opportunities": opportunities,
+        "weights": scores.weights.method,
+    }
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    """Every stage in order under one Meter; figures besides usage in ``facts``."""
-    meter, facts = Meter(echo=True), dict[str, Any]()
-    with meter.measure("generate_vectors"):
-        vectors, topics = generate_vectors(args.pages, args.dim, args.seed)
-    urls = [f"https://example.com/t{t}/p{i}.html" for i, t in enumerate(topics.tolist())]
+def index_step(meter: Meter, args: argparse.Namespace, state: dict[str, Any]) -> dict[str, Any]:
+    """The product's index step on the generated site: the ANN index, every page's top-k, its
+    recall and (with --site-models or --candidates) the site models; ``state`` gets what the
+    later stages read."""
+    facts: dict[str, Any] = {}
+    vectors, topics, urls = state["vectors"], state["topics"], state["urls"]
     with meter.measure("ann_build"):
-        ann = build_index(vectors, urls)
+        state["ann"] = ann = build_index(vectors, urls)
     facts |= {"index": ann.kind, "build_recall_at_10": ann.recall_at_k}
     with meter.measure("ann_query_all"):
-        hits = query_all(ann, vectors, args.top_k, args.query_pages)
+        state["hits"] = hits = query_all(ann, vectors, args.top_k, args.query_pages)
     facts["pairs"] = int((hits[1] >= 0).sum())
     with meter.measure("recall_at_10"):
         facts["recall_at_10"] = recall_at_k(ann, vectors, args.recall_sample, 10, args.seed)
@@ -181,11 +191,33 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         with meter.measure("lexical_recall"):  # as the site_models stage measures it
             facts["lexical_recall_at_10"] = tune_lexical_index(models)[0]
+        state |= {"titles": titles, "texts": texts, "links": links, "models": models}
+    return facts
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Every stage in order under one Meter; figures besides usage in ``facts``. Scoring
+    holds what the product's scoring step holds (the pair table and the page facts): the
+    product builds the index and the site models in an earlier step, whose objects are gone
+    (and their freed heap given back by the runner) when scoring starts."""
+    meter, state = Meter(echo=True), dict[str, Any]()
+    with meter.measure("generate_vectors"):
+        state["vectors"], state["topics"] = generate_vectors(args.pages, args.dim, args.seed)
+    state["urls"] = [
+        f"https://example.com/t{t}/p{i}.html" for i, t in enumerate(state["topics"].tolist())
+    ]
+    facts = index_step(meter, args, state)
     if args.candidates:
         from bench_pairs_1m import GeneratedSite
 
-        site = GeneratedSite(urls, titles, texts, vectors, links, models)
-        facts |= pairs_and_scoring(meter, args, site, ann, hits)
+        site = GeneratedSite(*(state.pop(k) for k in SITE_PARTS))
+        table, pages, found = candidates_and_pairs(
+            meter, args, site, state.pop("ann"), state.pop("hits")
+        )
+        del site
+        state.clear()
+        return_free_memory()  # as the runner does after the product's steps
+        facts |= found | scoring(meter, table, pages)
     stages = [s.as_dict() for s in meter.stages]
     measured = [s for s in meter.stages if not s.stage.startswith("generate")]
     return {

@@ -25,6 +25,7 @@ from linkpipe.defs.resources import LinkpipeSettings, resources_for
 from linkpipe.defs.shard_pool import ShardPool, default_workers
 from linkpipe.lib import stopping
 from linkpipe.lib.hashing import DEFAULT_SHARDS
+from linkpipe.lib.heap import return_free_memory
 from linkpipe.lib.retention import DEFAULT_KEEP_CRAWLS
 from linkpipe.lib.run_status import (
     finish_run_in,
@@ -86,6 +87,7 @@ def _materialize(
         run_config={"loggers": {"console": {"config": {"log_level": LOG_LEVEL}}}},
         tags={OWNER_TAG: process_owner()},
     )
+    return_free_memory()  # what the step's build freed, not held into the next step
     stopping.raise_if_requested()  # a stop Dagster swallowed, or one that failed a step
     if not result.success:
         if failed_check := failed_check_message(result.all_events):

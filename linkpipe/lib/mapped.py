@@ -16,7 +16,6 @@ step is over, and pruning for the crawls it removes).
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import hashlib
 import json
@@ -26,6 +25,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
+
+from linkpipe.lib.heap import return_free_memory
 
 MAPPED_SUFFIX = ".linkpipe-mapped"
 _MANIFEST = "arrays.json"  # written last: a folder without it is incomplete
@@ -60,7 +61,7 @@ def shared_arrays(
             if not (folder / _MANIFEST).exists():
                 _write(folder, {"crawl_id": crawl_id, "kind": kind}, build(), raw)
                 _drop_others(root, crawl_id, kind, keep=folder.name)
-                _return_free_memory()  # the build's transients, not held for the whole step
+                return_free_memory()  # the build's transients (~1 GB at 100k pages), not held
     manifest = json.loads((folder / _MANIFEST).read_text())
     arrays = {n: np.load(folder / f"{n}.npy", mmap_mode="r") for n in manifest["arrays"]}
     for name in manifest.get("raw", []):
@@ -155,13 +156,6 @@ def _drop_others(root: Path, crawl_id: str, kind: str, keep: str) -> None:
 def _remove(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
     folder.with_name(f"{folder.name}.lock").unlink(missing_ok=True)
-
-
-def _return_free_memory() -> None:
-    """Give the C heap's free memory back to the system (glibc keeps what a large build freed:
-    ~1 GB at 100k pages, held by the worker that built the arrays for the rest of its step)."""
-    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to do
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 @contextlib.contextmanager
