@@ -107,11 +107,14 @@ def run_pipeline(
             display.step(label)
 
         run_graph(db, crawl_id, model, stages=graph, on_step=on_step)
-        pruned = prune_old_crawls(db, keep_crawls)
+        if publish:  # published_snapshot prunes, then publishes the crawls it kept
+            before = _crawl_ids(db)
+            run_graph(db, crawl_id, model, stages=publish, keep_crawls=keep_crawls)
+            pruned = sorted(before - _crawl_ids(db))
+        else:
+            pruned = prune_old_crawls(db, keep_crawls)
         if pruned:
             err_console.print(f"pruned {len(pruned)} old crawl(s): {', '.join(pruned)}")
-        if publish:  # the published copy must not hold a crawl just pruned
-            run_graph(db, crawl_id, model, stages=publish, keep_crawls=keep_crawls)
     timer.stop()
     return timer.timings
 
@@ -128,24 +131,21 @@ def _graph_and_publish_stages(
 
 
 def prune_old_crawls(db: Path, keep_crawls: int) -> list[str]:
-    """Delete the crawls older than the ``keep_crawls`` most recent of their start URL (one
-    transaction, ``retention.prune_crawls``), their Dagster partition keys and their shared
-    arrays (``lib/mapped.py``); return their ids."""
-    from linkpipe.defs.partitions import CRAWLS
+    """Prune the crawls older than the ``keep_crawls`` most recent of their start URL
+    (:func:`~linkpipe.defs.partitions.prune_crawl_partitions`, as ``published_snapshot``
+    does); return their ids."""
+    from linkpipe.defs.partitions import prune_crawl_partitions
     from linkpipe.defs.runner import instance_for
-    from linkpipe.lib.mapped import drop_arrays
-    from linkpipe.lib.retention import prune_crawls
-    from linkpipe.lib.storage import open_db
+
+    return prune_crawl_partitions(db, keep_crawls, instance_for(db))
+
+
+def _crawl_ids(db: Path) -> set[str]:
+    """Every registered crawl of the database."""
+    from linkpipe.lib.storage import fetch_dicts, open_db
 
     with open_db(db) as con:
-        pruned = prune_crawls(con, keep_crawls)
-    if pruned:
-        drop_arrays(db, set(pruned))
-        instance = instance_for(db)
-        for crawl_id in pruned:
-            if instance.has_dynamic_partition(CRAWLS, crawl_id):
-                instance.delete_dynamic_partition(CRAWLS, crawl_id)
-    return pruned
+        return {str(r["crawl_id"]) for r in fetch_dicts(con, "read/select_crawl_ids")}
 
 
 def cmd_demo(args: argparse.Namespace) -> None:

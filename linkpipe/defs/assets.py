@@ -18,6 +18,7 @@ from linkpipe.defs.partitions import (
     crawl_and_shard,
     crawl_partitions,
     page_partitions,
+    prune_crawl_partitions,
 )
 from linkpipe.defs.resources import LinkpipeSettings, duckdb_connection
 from linkpipe.lib import stopping
@@ -220,13 +221,20 @@ def published_snapshot(
 ) -> dg.MaterializeResult[None]:
     """A read-only copy of the database for analysts, replaced atomically after each run.
 
-    Its upstream graph has materialized, so the crawl is marked complete first: from now on it
-    is the latest crawl of every view, in the database and in the copy. A run asked to stop
-    is never published."""
+    Crawls beyond the ``keep_crawls`` most recent complete ones are pruned first (this crawl,
+    still running, is newer than them: it is kept), whether the run came from the CLI, the
+    nightly schedule or the UI. Its upstream graph has materialized, so the crawl is then
+    marked complete: from now on it is the latest crawl of every view, in the database and in
+    the copy. A run asked to stop is never published."""
     stopping.raise_if_requested()
+    pruned = prune_crawl_partitions(settings.db_path, settings.keep_crawls, context.instance)
+    if pruned:
+        context.log.info(f"pruned {len(pruned)} old crawl(s): {', '.join(pruned)}")
     finish_run_in(settings.db_path, context.partition_key, "complete")
     path = publish_copy(settings.db_path, settings.keep_crawls, context.partition_key)
-    return dg.MaterializeResult(metadata={"path": str(path), "bytes": path.stat().st_size})
+    return dg.MaterializeResult(
+        metadata={"path": str(path), "bytes": path.stat().st_size, "pruned": ", ".join(pruned)}
+    )
 
 
 SITE_ASSETS = [crawl_export, indexable_pages, link_graph]

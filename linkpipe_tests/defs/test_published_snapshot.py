@@ -1,31 +1,82 @@
-"""The published_snapshot asset keeps as many crawls as the run asks for, not a fixed 7."""
+"""The published_snapshot asset prunes the crawls beyond those the run keeps, in the database
+and in Dagster, and publishes the kept ones: on every path a run takes (the CLI, the nightly
+schedule and its automation sensor, the UI), since the asset is the sink of each."""
+
+import json
 
 import duckdb
+import numpy as np
 
-from linkpipe.defs.runner import run_graph
-from linkpipe.lib.run_status import finish_run
+from linkpipe.defs.jobs import materialize_step
+from linkpipe.defs.partitions import CRAWLS
+from linkpipe.defs.resources import LinkpipeSettings, resources_for
+from linkpipe.defs.runner import instance_for, run_graph
+from linkpipe.lib.mapped import mapped_root, shared_arrays
+from linkpipe.lib.run_status import finish_run, start_run
 from linkpipe.lib.stages.crawl_export import register_crawl
 from linkpipe.lib.storage import open_db, write_partition
 
 
-def test_published_snapshot_keeps_the_crawls_the_run_asks_for(tmp_path, fake_model):
-    db = tmp_path / "p.duckdb"
-    crawl_ids = [f"c{i:02d}" for i in range(9)]
+def _crawls(db, crawl_ids, instance, finished=True):
     for crawl_id in crawl_ids:
         register_crawl(db, crawl_id, "http://s.test/", "crawler", "", {})
+        instance.add_dynamic_partitions(CRAWLS, [crawl_id])
         with open_db(db) as con:
             write_partition(
                 con, crawl_id, {"crawl_links": [{"source_url": crawl_id, "target_url": "x"}]}
             )
-            finish_run(con, crawl_id, "complete")
+            if finished:
+                finish_run(con, crawl_id, "complete")
+
+
+def _rows(path, table="crawl_links"):
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return [r[0] for r in con.execute(f"SELECT crawl_id FROM {table} ORDER BY 1").fetchall()]
+    finally:
+        con.close()
+
+
+def test_published_snapshot_keeps_the_crawls_the_run_asks_for(tmp_path, fake_model):
+    db = tmp_path / "p.duckdb"
+    instance = instance_for(db)
+    crawl_ids = [f"c{i:02d}" for i in range(9)]
+    _crawls(db, crawl_ids, instance)
     run_graph(db, "c08", fake_model, stages=("published_snapshot",), keep_crawls=8)
     published = tmp_path / "p.published.duckdb"
-    con = duckdb.connect(str(published), read_only=True)
-    kept = [r[0] for r in con.execute("SELECT crawl_id FROM crawl_links ORDER BY 1").fetchall()]
-    con.close()
-    assert kept == crawl_ids[1:]
+    assert _rows(published) == crawl_ids[1:]
+    # the run's own crawl (running while it prunes) and the 8 complete ones before it
+    assert _rows(db) == _rows(db, "crawls") == crawl_ids
     run_graph(db, "c08", fake_model, stages=("published_snapshot",), keep_crawls=2)
-    con = duckdb.connect(str(published), read_only=True)
-    kept = [r[0] for r in con.execute("SELECT crawl_id FROM crawl_links ORDER BY 1").fetchall()]
-    con.close()
-    assert kept == ["c07", "c08"]
+    assert _rows(published) == ["c07", "c08"]
+    assert _rows(db) == _rows(db, "crawls") == ["c06", "c07", "c08"]
+    assert sorted(instance.get_dynamic_partitions(CRAWLS)) == ["c06", "c07", "c08"]
+
+
+def test_a_scheduled_run_prunes_before_it_publishes_and_keeps_its_own_crawl(tmp_path, fake_model):
+    """As the automation sensor runs it after a nightly crawl: Dagster materializes the asset
+    for the new partition (no CLI around it). The new crawl is still running when old crawls
+    are pruned, so the N complete crawls before it stay with it, as after `linkpipe run`."""
+    db = tmp_path / "n.duckdb"
+    instance = instance_for(db)
+    _crawls(db, ["d1", "d2", "d3"], instance)
+    for old in ("d1", "d2"):  # arrays a candidate step left
+        shared_arrays(db, old, ("site context", "x"), lambda: {"a": np.zeros(2)})
+    _crawls(db, ["d4"], instance, finished=False)
+    start_run(db, "d4", "scoring")  # d4 is the crawl of the run: not finished yet
+    settings = LinkpipeSettings(db_path=str(db), model=fake_model, keep_crawls=2)
+    from linkpipe.defs.assets import published_snapshot
+
+    result = materialize_step([published_snapshot], "d4", instance, resources_for(settings), {}, {})
+    assert result.success
+    assert _rows(db, "crawls") == ["d2", "d3", "d4"]  # two complete ones and the new one
+    assert _rows(db, "v_crawl_runs") == ["d2", "d3", "d4"]
+    assert sorted(instance.get_dynamic_partitions(CRAWLS)) == ["d2", "d3", "d4"]
+    assert _rows(tmp_path / "n.published.duckdb") == ["d3", "d4"]  # the copy keeps 2
+    folders = [p for p in mapped_root(db).iterdir() if p.is_dir()]
+    left = [json.loads((p / "arrays.json").read_text())["crawl_id"] for p in folders]
+    assert left == ["d2"]  # d1's arrays went with it
+    (metadata,) = [
+        e.materialization.metadata for e in result.all_events if e.is_step_materialization
+    ]
+    assert metadata["pruned"].value == "d1"
