@@ -32,10 +32,10 @@ class IndexSettings:
     """How much of the site one query may touch."""
 
     # 512 and 250: the recall of 1,024 and 500 on real sites (GIMP 0.9976 against 0.9978,
-    # Django 0.9992 against 0.9994) and at 1M generated pages (0.9997), at 0.53-0.65 of the
-    # cost of a query (docs/benchmarks.md, "sixteenth slice"); a site below the recall target
-    # is widened to 1,024 and 500 first. Fewer query terms cost recall on real prose (GIMP,
-    # 16 terms: 0.982).
+    # Django 0.9992 against 0.9994) and at 1M generated pages (0.9976 against 1.000), at 0.55
+    # (1M) to 0.85 (GIMP) of the cost of a query (docs/benchmarks.md, "sixteenth slice"); a
+    # site below the recall target is widened to 1,024 and 500 first. Fewer query terms cost
+    # recall on real prose (GIMP, 16 terms: 0.982).
     posting_cap: int = 512  # pages kept per term: those where it weighs most
     rerank: int = 250  # best partial matches per query ordered by exact cosine
     query_terms: int = 32  # heaviest terms of the query that look pages up
