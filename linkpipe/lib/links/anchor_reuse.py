@@ -27,6 +27,7 @@ from functools import cache
 from importlib import resources
 
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText, TargetProfile
+from linkpipe.lib.text.parsing import current_parser_identity
 
 # Modules whose code decides placements: an edit to any of them changes every key.
 _PLACING_MODULES = (
@@ -98,7 +99,10 @@ class AnchorReuse:
     ) -> None:
         """``model``: the embedding model; ``semantic``: placement is semantic, not lexical."""
         self.semantic = semantic
-        self.salt = f"{placing_code_digest()}|{model}|{'semantic' if semantic else 'lexical'}"
+        kind = "semantic" if semantic else "lexical"
+        # the parser judges which anchors are well formed: another spaCy or pipeline version
+        # places differently, so its identity is part of every key
+        self.salt = f"{placing_code_digest()}|{current_parser_identity()}|{model}|{kind}"
         self.known = known if known is not None else {}  # read, never copied (decoded lazily)
         self.reused = 0
 
