@@ -221,16 +221,16 @@ def published_snapshot(
 ) -> dg.MaterializeResult[None]:
     """A read-only copy of the database for analysts, replaced atomically after each run.
 
-    Crawls beyond the ``keep_crawls`` most recent complete ones are pruned first (this crawl,
-    still running, is newer than them: it is kept), whether the run came from the CLI, the
-    nightly schedule or the UI. Its upstream graph has materialized, so the crawl is then
-    marked complete: from now on it is the latest crawl of every view, in the database and in
-    the copy. A run asked to stop is never published."""
+    Its upstream graph has materialized, so the crawl is marked complete first: from now on it
+    is the latest crawl of every view, in the database and in the copy. Then the crawls beyond
+    the ``keep_crawls`` most recent finished ones (this one among them) are pruned, whether the
+    run came from the CLI, the nightly schedule or the UI, and the kept ones published. A run
+    asked to stop is never published."""
     stopping.raise_if_requested()
+    finish_run_in(settings.db_path, context.partition_key, "complete")
     pruned = prune_crawl_partitions(settings.db_path, settings.keep_crawls, context.instance)
     if pruned:
         context.log.info(f"pruned {len(pruned)} old crawl(s): {', '.join(pruned)}")
-    finish_run_in(settings.db_path, context.partition_key, "complete")
     path = publish_copy(settings.db_path, settings.keep_crawls, context.partition_key)
     return dg.MaterializeResult(
         metadata={"path": str(path), "bytes": path.stat().st_size, "pruned": ", ".join(pruned)}

@@ -44,7 +44,7 @@ def prune_crawl_partitions(
     """Delete the crawls older than the ``keep_crawls`` most recent of their start URL (one
     transaction, :func:`~linkpipe.lib.retention.prune_crawls`), their shared arrays
     (``lib/mapped.py``) and their ``crawls`` partition keys in ``instance``; return their ids.
-    A crawl still running is newer than every finished one, so it is never pruned."""
+    A crawl newer than every finished one (a run still going) is never pruned."""
     with open_db(db_path) as con:
         pruned = prune_crawls(con, keep_crawls)
     if pruned:

@@ -45,23 +45,24 @@ def test_published_snapshot_keeps_the_crawls_the_run_asks_for(tmp_path, fake_mod
     run_graph(db, "c08", fake_model, stages=("published_snapshot",), keep_crawls=8)
     published = tmp_path / "p.published.duckdb"
     assert _rows(published) == crawl_ids[1:]
-    # the run's own crawl (running while it prunes) and the 8 complete ones before it
-    assert _rows(db) == _rows(db, "crawls") == crawl_ids
+    assert _rows(db) == _rows(db, "crawls") == crawl_ids[1:]  # c00 pruned from the database
     run_graph(db, "c08", fake_model, stages=("published_snapshot",), keep_crawls=2)
-    assert _rows(published) == ["c07", "c08"]
-    assert _rows(db) == _rows(db, "crawls") == ["c06", "c07", "c08"]
-    assert sorted(instance.get_dynamic_partitions(CRAWLS)) == ["c06", "c07", "c08"]
+    assert _rows(published) == _rows(db) == _rows(db, "crawls") == ["c07", "c08"]
+    assert sorted(instance.get_dynamic_partitions(CRAWLS)) == ["c07", "c08"]
 
 
-def test_a_scheduled_run_prunes_before_it_publishes_and_keeps_its_own_crawl(tmp_path, fake_model):
+def test_a_scheduled_run_prunes_old_crawls_and_keeps_its_own(tmp_path, fake_model):
     """As the automation sensor runs it after a nightly crawl: Dagster materializes the asset
-    for the new partition (no CLI around it). The new crawl is still running when old crawls
-    are pruned, so the N complete crawls before it stay with it, as after `linkpipe run`."""
+    for the new partition (no CLI around it). The new crawl, complete once the asset runs, is
+    one of the N crawls kept, as after `linkpipe run`; a failed crawl older than it goes."""
     db = tmp_path / "n.duckdb"
     instance = instance_for(db)
     _crawls(db, ["d1", "d2", "d3"], instance)
-    for old in ("d1", "d2"):  # arrays a candidate step left
+    for old in ("d1", "d2", "d3"):  # arrays candidate steps left
         shared_arrays(db, old, ("site context", "x"), lambda: {"a": np.zeros(2)})
+    _crawls(db, ["f1"], instance, finished=False)
+    with open_db(db) as con:
+        finish_run(con, "f1", "failed", "the crawl failed")
     _crawls(db, ["d4"], instance, finished=False)
     start_run(db, "d4", "scoring")  # d4 is the crawl of the run: not finished yet
     settings = LinkpipeSettings(db_path=str(db), model=fake_model, keep_crawls=2)
@@ -69,14 +70,13 @@ def test_a_scheduled_run_prunes_before_it_publishes_and_keeps_its_own_crawl(tmp_
 
     result = materialize_step([published_snapshot], "d4", instance, resources_for(settings), {}, {})
     assert result.success
-    assert _rows(db, "crawls") == ["d2", "d3", "d4"]  # two complete ones and the new one
-    assert _rows(db, "v_crawl_runs") == ["d2", "d3", "d4"]
-    assert sorted(instance.get_dynamic_partitions(CRAWLS)) == ["d2", "d3", "d4"]
-    assert _rows(tmp_path / "n.published.duckdb") == ["d3", "d4"]  # the copy keeps 2
+    assert _rows(db, "crawls") == _rows(db, "v_crawl_runs") == ["d3", "d4"]
+    assert sorted(instance.get_dynamic_partitions(CRAWLS)) == ["d3", "d4"]
+    assert _rows(tmp_path / "n.published.duckdb") == ["d3", "d4"]
     folders = [p for p in mapped_root(db).iterdir() if p.is_dir()]
     left = [json.loads((p / "arrays.json").read_text())["crawl_id"] for p in folders]
-    assert left == ["d2"]  # d1's arrays went with it
+    assert left == ["d3"]  # d1's and d2's went with them
     (metadata,) = [
         e.materialization.metadata for e in result.all_events if e.is_step_materialization
     ]
-    assert metadata["pruned"].value == "d1"
+    assert metadata["pruned"].value == "d1, d2, f1"
