@@ -17,7 +17,9 @@ it); ``recall_at_10`` (exact inner-product search on --recall-sample pages vs th
 with --site-models, ``generate_texts``, ``site_models`` (linkpipe.lib.links.site_models,
 TF-IDF, lexical index and name dictionary over titles and --text-words words of main text) and
 ``lexical_recall`` (the index's recall against exact search on the pages the stage samples,
-widened below its target, as the ``site_models`` stage does).
+widened below its target, as the ``site_models`` stage does). Before ``scoring`` the process
+drops the vectors, the ANN index, the texts and the site models and gives the freed heap back,
+as the product's runner does: its scoring step holds the pair table and the page facts only.
 """
 
 from __future__ import annotations
