@@ -317,6 +317,25 @@ def test_keep_crawls_is_one_option_of_every_pipeline_command():
     assert out.returncode == 2 and "must be at least 1, not 0" in out.stderr
 
 
+def test_a_full_run_prunes_in_its_published_snapshot_and_says_which(
+    tmp_path: Path, demo_site, fake_model: str
+):
+    db = tmp_path / "runs.duckdb"
+    for crawl_id in ("r1", "r2"):
+        out = linkpipe(
+            "run", demo_site.base_url + "/", "--db", str(db), "--crawl-id", crawl_id,
+            "--max-pages", "5", "--model", fake_model, "--keep-crawls", "1",
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+    assert "pruned 1 old crawl(s): r1" in out.stderr
+    for path in (db, tmp_path / "runs.published.duckdb"):
+        con = duckdb.connect(str(path), read_only=True)
+        crawls = con.execute("SELECT crawl_id FROM crawls ORDER BY 1").fetchall()
+        pages = con.execute("SELECT DISTINCT crawl_id FROM crawl_pages").fetchall()
+        con.close()
+        assert crawls == pages == [("r2",)]
+
+
 def test_keep_crawls_prunes_old_crawls_after_the_run(
     tmp_path: Path, demo_site, fake_model: str, monkeypatch
 ):
