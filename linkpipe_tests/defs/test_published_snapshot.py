@@ -7,6 +7,7 @@ import json
 import duckdb
 import numpy as np
 
+from linkpipe.defs.assets import published_snapshot
 from linkpipe.defs.jobs import materialize_step
 from linkpipe.defs.partitions import CRAWLS
 from linkpipe.defs.resources import LinkpipeSettings, resources_for
@@ -66,8 +67,6 @@ def test_a_scheduled_run_prunes_old_crawls_and_keeps_its_own(tmp_path, fake_mode
     _crawls(db, ["d4"], instance, finished=False)
     start_run(db, "d4", "scoring")  # d4 is the crawl of the run: not finished yet
     settings = LinkpipeSettings(db_path=str(db), model=fake_model, keep_crawls=2)
-    from linkpipe.defs.assets import published_snapshot
-
     result = materialize_step([published_snapshot], "d4", instance, resources_for(settings), {}, {})
     assert result.success
     assert _rows(db, "crawls") == _rows(db, "v_crawl_runs") == ["d3", "d4"]
