@@ -86,12 +86,13 @@ def run_pipeline(
     *,
     keep_crawls: int,
 ) -> dict[str, float]:
-    """Register the crawl, materialize the graph, prune the crawls older than the
-    ``keep_crawls`` most recent and only then publish the analysts' copy of the kept crawls;
-    return seconds per step."""
+    """Register the crawl, materialize the graph (``published_snapshot`` prunes the crawls
+    older than the ``keep_crawls`` most recent, then publishes the kept ones; without it the
+    crawls are pruned here), say which crawls went; return seconds per step."""
     from linkpipe.cli.output import err_console
     from linkpipe.cli.progress import ProgressDisplay
-    from linkpipe.defs.runner import run_graph
+    from linkpipe.defs.partitions import prune_crawl_partitions
+    from linkpipe.defs.runner import instance_for, run_graph
     from linkpipe.lib.stages.crawl_export import register_crawl
     from linkpipe.lib.storage import open_db
 
@@ -111,8 +112,8 @@ def run_pipeline(
             before = _crawl_ids(db)
             run_graph(db, crawl_id, model, stages=publish, keep_crawls=keep_crawls)
             pruned = sorted(before - _crawl_ids(db))
-        else:
-            pruned = prune_old_crawls(db, keep_crawls)
+        else:  # no published_snapshot: prune here, as it would
+            pruned = prune_crawl_partitions(db, keep_crawls, instance_for(db))
         if pruned:
             err_console.print(f"pruned {len(pruned)} old crawl(s): {', '.join(pruned)}")
     timer.stop()
@@ -128,16 +129,6 @@ def _graph_and_publish_stages(
     names = tuple(a.key.path[-1] for a in ALL_ASSETS) if "all" in stages else stages
     graph = tuple(n for n in names if n != PUBLISH_STAGE)
     return graph, tuple(n for n in names if n == PUBLISH_STAGE)
-
-
-def prune_old_crawls(db: Path, keep_crawls: int) -> list[str]:
-    """Prune the crawls older than the ``keep_crawls`` most recent of their start URL
-    (:func:`~linkpipe.defs.partitions.prune_crawl_partitions`, as ``published_snapshot``
-    does); return their ids."""
-    from linkpipe.defs.partitions import prune_crawl_partitions
-    from linkpipe.defs.runner import instance_for
-
-    return prune_crawl_partitions(db, keep_crawls, instance_for(db))
 
 
 def _crawl_ids(db: Path) -> set[str]:

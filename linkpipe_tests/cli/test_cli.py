@@ -317,16 +317,24 @@ def test_keep_crawls_is_one_option_of_every_pipeline_command():
     assert out.returncode == 2 and "must be at least 1, not 0" in out.stderr
 
 
+def _small_run(
+    command: str, site, db: Path, crawl_id: str, model: str, keep_crawls: int
+) -> subprocess.CompletedProcess:
+    """``linkpipe run|crawl`` of five pages of ``site``, asserted to succeed."""
+    out = linkpipe(
+        command, site.base_url + "/", "--db", str(db), "--crawl-id", crawl_id,
+        "--max-pages", "5", "--model", model, "--keep-crawls", str(keep_crawls),
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    return out
+
+
 def test_a_full_run_prunes_in_its_published_snapshot_and_says_which(
     tmp_path: Path, demo_site, fake_model: str
 ):
     db = tmp_path / "runs.duckdb"
     for crawl_id in ("r1", "r2"):
-        out = linkpipe(
-            "run", demo_site.base_url + "/", "--db", str(db), "--crawl-id", crawl_id,
-            "--max-pages", "5", "--model", fake_model, "--keep-crawls", "1",
-        )  # fmt: skip
-        assert out.returncode == 0, out.stderr
+        out = _small_run("run", demo_site, db, crawl_id, fake_model, keep_crawls=1)
     assert "pruned 1 old crawl(s): r1" in out.stderr
     for path in (db, tmp_path / "runs.published.duckdb"):
         con = duckdb.connect(str(path), read_only=True)
@@ -348,11 +356,7 @@ def test_keep_crawls_prunes_old_crawls_after_the_run(
         if crawl_id == "n3":  # the shared arrays a candidate step of n1 and n2 left
             for old in ("n1", "n2"):
                 shared_arrays(db, old, ("site context", "d"), lambda: {"a": np.zeros(2)})
-        out = linkpipe(
-            "crawl", demo_site.base_url + "/", "--db", str(db), "--crawl-id", crawl_id,
-            "--max-pages", "5", "--model", fake_model, "--keep-crawls", "2",
-        )  # fmt: skip
-        assert out.returncode == 0, out.stderr
+        out = _small_run("crawl", demo_site, db, crawl_id, fake_model, keep_crawls=2)
     assert "pruned 1 old crawl(s): n1" in out.stderr
     con = duckdb.connect(str(db), read_only=True)
     kept = {
