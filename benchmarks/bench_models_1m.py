@@ -11,7 +11,9 @@ Vectors: 384-d float32, L2-normalised: one topic centroid per ~250 pages, topics
 areas of ~20 (topics of one area are close), each page its centroid plus Gaussian noise (cosine
 to its centroid ~0.6), so the clusters that IVF relies on exist but overlap. Stages, each measured (CPU, wall, peak RSS; see
 bench_meter.py): ``generate_vectors``; ``ann_build`` (linkpipe.lib.vectors.ann.build_index,
-exact below 50,000 vectors, IVF-flat above, with its own recall sample); ``ann_query_all``
+exact below 50,000 vectors, IVF-flat above, with its own recall sample; with every core's
+library threads, --ann-threads, as the product's index step, alone in its process, runs it;
+every other stage with --threads, 1 by default); ``ann_query_all``
 (every page's top --top-k, in batches, as candidate generation does; --query-pages limits
 it); ``recall_at_10`` (exact inner-product search on --recall-sample pages vs the index);
 with --site-models, ``generate_texts``, ``site_models`` (linkpipe.lib.links.site_models,
@@ -36,6 +38,7 @@ import numpy as np
 from bench_meter import Meter, StageUsage, total
 
 from linkpipe.lib.heap import return_free_memory
+from linkpipe.lib.threads import cores, limited_threads
 from linkpipe.lib.vectors.ann import AnnIndex, build_index
 
 PAGES_PER_TOPIC = 250
@@ -174,7 +177,7 @@ def index_step(meter: Meter, args: argparse.Namespace, state: dict[str, Any]) ->
     later stages read."""
     facts: dict[str, Any] = {}
     vectors, topics, urls = state["vectors"], state["topics"], state["urls"]
-    with meter.measure("ann_build"):
+    with meter.measure("ann_build"), limited_threads(args.ann_threads):  # as the index step
         state["ann"] = ann = build_index(vectors, urls)
     facts |= {"index": ann.kind, "build_recall_at_10": ann.recall_at_k}
     with meter.measure("ann_query_all"):
@@ -263,10 +266,15 @@ def main() -> None:
     parser.add_argument("--candidate-sample", type=int, default=20_000, metavar="SOURCES")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="library threads (FAISS, BLAS)")
+    parser.add_argument(
+        "--ann-threads",
+        type=int,
+        default=cores(),
+        help="library threads of the ANN build (default: every core, as the product's index "
+        "step, a site-level step alone in its process, runs it)",
+    )
     parser.add_argument("--json", type=Path, default=None, metavar="PATH")
     args = parser.parse_args()
-    from linkpipe.lib.threads import limited_threads
-
     with limited_threads(args.threads):  # spinning library threads only add CPU on a busy host
         result = run(args)
     print(_table(result))

@@ -49,20 +49,6 @@ def relevance_of(config: ScoringConfig, components: NDArray[np.float64]) -> NDAr
     return total
 
 
-@dataclass(frozen=True, slots=True)
-class Priority:
-    """A candidate with its score and the factors of it."""
-
-    score: float
-    relevance: float
-    graph: float
-    need: float
-    direction: float
-    authority: float
-    cand: CandidatePair
-    semantic: float  # the semantic component (0..1)
-
-
 @dataclass(frozen=True)
 class SitePriorities:
     """Pairs and their score factors, each array aligned with ``table``."""
@@ -75,14 +61,6 @@ class SitePriorities:
     direction: NDArray[np.float64]
     authority: NDArray[np.float64]
     score: NDArray[np.float64]
-
-    def priority(self, i: int, cand: CandidatePair) -> Priority:
-        """The ``i``-th pair's :class:`Priority` (``cand``: its full row)."""
-        return Priority(
-            float(self.score[i]), float(self.relevance[i]), float(self.graph[i]),
-            float(self.need[i]), float(self.direction[i]), float(self.authority[i]),
-            cand, float(self.semantic[i]),
-        )  # fmt: skip
 
 
 def _per_url(

@@ -160,7 +160,9 @@ class StoredPlacements(Mapping[str, tuple[AnchorChoice, ...]]):
         return len(self._rows)
 
 
-@dataclass(slots=True)  # not frozen: a frozen init costs 4x (10 against 2.7 us; ~5M rows at 1M pages)
+@dataclass(
+    slots=True
+)  # not frozen: a frozen init costs 4x (10 against 2.7 us; ~5M rows at 1M pages)
 class LinkOpportunity:
     """A suggested link: its score and components, the anchor placed and why, in words (made
     once, never changed)."""
@@ -201,10 +203,23 @@ OPPORTUNITY_COLUMNS = tuple(f.name for f in fields(LinkOpportunity))
 _OPPORTUNITY_VALUES = attrgetter(*OPPORTUNITY_COLUMNS)
 
 
-def opportunity_columns(rows: Sequence[LinkOpportunity]) -> dict[str, list[Any]]:
-    """The ``link_opportunities`` columns of ``rows``, column by column (their records'
-    values without a dict a row)."""
-    return {name: list(map(attrgetter(name), rows)) for name in OPPORTUNITY_COLUMNS}
+@dataclass(frozen=True)
+class OpportunityBatch:
+    """A batch of ``link_opportunities`` rows held as columns (:data:`OPPORTUNITY_COLUMNS`, in
+    order); a row object is made only when iterated."""
+
+    columns: dict[str, list[Any]]
+
+    def __len__(self) -> int:
+        return len(self.columns["source_url"])
+
+    def __iter__(self) -> Iterator[LinkOpportunity]:
+        """The rows, in order."""
+        return map(LinkOpportunity, *(self.columns[name] for name in OPPORTUNITY_COLUMNS))
+
+    def row(self, i: int) -> LinkOpportunity:
+        """The ``i``-th row."""
+        return LinkOpportunity(*(self.columns[name][i] for name in OPPORTUNITY_COLUMNS))
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,25 +7,24 @@ documented in docs/architecture.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
-from linkpipe.lib.links.anchors import AnchorChoice, AnchorLedger
+from linkpipe.lib.links.anchors import AnchorChoice
 from linkpipe.lib.links.calibration import Calibration, calibrate
 from linkpipe.lib.links.pair_table import PairTable, as_table
 from linkpipe.lib.links.priorities import (
     GRAPH,
     SEMANTIC,
-    Priority,
     SitePriorities,
     component_matrix,
     relevance_of,
     site_priorities,
 )
-from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair, LinkOpportunity
+from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig, target_need
 from linkpipe.lib.text.lexical import phrase_key
 
@@ -79,13 +78,15 @@ def _anchor_clause(cand: CandidatePair, anchor: AnchorChoice | None) -> tuple[fl
     return 0.02, f"sentence is about {quoted(anchor.anchor_text)}"
 
 
-def _relevance_parts(
-    config: ScoringConfig, cand: CandidatePair, priority: Priority | None
-) -> tuple[float, float, float]:
-    """(relevance, semantic component, graph component) of the pair: its priority's when it
-    was scored, else computed."""
-    if priority is not None:
-        return priority.relevance, priority.semantic, priority.graph
+Parts = tuple[float, float, float]
+"""A scored pair's relevance, semantic component and graph component."""
+
+
+def _relevance_parts(config: ScoringConfig, cand: CandidatePair, parts: Parts | None) -> Parts:
+    """(relevance, semantic component, graph component) of the pair: ``parts`` when it was
+    scored, else computed."""
+    if parts is not None:
+        return parts
     components = component_matrix(config, [cand])
     rel = float(relevance_of(config, components)[0])
     return rel, float(components[0, SEMANTIC]), float(components[0, GRAPH])
@@ -96,13 +97,13 @@ def reason_evidence(
     cand: CandidatePair,
     anchor: AnchorChoice | None,
     target: PageFacts,
-    priority: Priority | None = None,
+    parts: Parts | None = None,
 ) -> list[tuple[float, str]]:
     """(strength, clause) of each piece of evidence for the pair, strongest first.
 
     A strength is the piece's share of the score: its weighted relevance component, or for the
     target's need and business value the part of the score their factors add."""
-    rel, sem, graph = _relevance_parts(config, cand, priority)
+    rel, sem, graph = _relevance_parts(config, cand, parts)
     found: list[tuple[float, str]] = []
     if cand.mention_phrase and cand.mention_links:
         found.append(
@@ -138,7 +139,7 @@ def build_reason(
     anchor: AnchorChoice | None,
     target: PageFacts,
     config: ScoringConfig | None = None,
-    priority: Priority | None = None,
+    parts: Parts | None = None,
 ) -> str:
     """One sentence of at most :data:`MAX_REASON_WORDS` words, strongest evidence first, e.g.
     'Names "Layers Dialog" (linked by 8 of 19 pages that mention it); closely related topic;
@@ -147,7 +148,7 @@ def build_reason(
     tail = [] if anchor is not None and anchor.anchor_text else ["no sentence fits yet: add one"]
     budget = MAX_REASON_WORDS - sum(len(t.split()) for t in tail)
     kept: list[str] = []
-    for _, clause in reason_evidence(config, cand, anchor, target, priority):
+    for _, clause in reason_evidence(config, cand, anchor, target, parts):
         words = len(clause.split())
         if words <= budget:
             kept.append(clause)
@@ -155,11 +156,6 @@ def build_reason(
     clauses = (kept or ["semantically close pages"]) + tail
     text = "; ".join(clauses)
     return text[0].upper() + text[1:] + "."
-
-
-# Kept pairs whose full rows (placements) are read and explained at once: memory holds one
-# batch of candidate and opportunity rows, whatever the number of pairs kept.
-OPPORTUNITY_BATCH = 20_000
 
 
 @dataclass(frozen=True)
@@ -190,48 +186,6 @@ def select_opportunities(
     kept, ranks = within_caps(site, order, config)
     suggested = [round(score, 6) for score in site.score[kept].tolist()]
     return Selection(site, kept, ranks, calibrate_scores(site, suggested), cannibal)
-
-
-def opportunity_batches(
-    selection: Selection,
-    facts: dict[str, PageFacts],
-    decisions: dict[tuple[str, str], str] | None = None,
-    config: ScoringConfig | None = None,
-    size: int = OPPORTUNITY_BATCH,
-) -> Iterator[list[LinkOpportunity]]:
-    """The opportunity rows of the kept pairs, best first, ``size`` at a time: each batch's
-    full candidate rows are read (the caps do not depend on them), its anchors picked by one
-    :class:`~linkpipe.lib.links.anchors.AnchorLedger` that runs over every batch in order,
-    and its reasons written."""
-    config = config or ScoringConfig()
-    decisions = decisions or {}
-    ledger = AnchorLedger(config.max_same_anchor_per_target)
-    site, calibration = selection.site, selection.calibration
-    starts = range(0, len(selection.kept), size)
-    for start, pairs in zip(starts, site.table.pairs(selection.kept, size), strict=True):
-        index = selection.kept[start : start + size].tolist()
-        ranks = selection.ranks[start : start + size].tolist()
-        rows = []
-        for i, rank, cand in zip(index, ranks, pairs, strict=True):
-            anchor = ledger.pick(cand.source_url, cand.target_url, cand.anchors)
-            priority, t = site.priority(i, cand), cand.target_url
-            reason = build_reason(cand, anchor, facts[t], config, priority)
-            decision = decisions.get((cand.source_url, t))
-            rows.append(opportunity(priority, rank, facts, decision, anchor, reason, calibration))
-        yield rows
-
-
-def score_opportunities(
-    candidates: PairTable | Sequence[CandidatePair],
-    facts: dict[str, PageFacts],
-    decisions: dict[tuple[str, str], str] | None = None,
-    config: ScoringConfig | None = None,
-) -> tuple[list[LinkOpportunity], list[CannibalisationPair]]:
-    """(opportunity rows, cannibalisation rows) of :func:`select_opportunities` with every
-    row at once (:func:`opportunity_batches` gives them batch by batch)."""
-    selection = select_opportunities(candidates, facts, decisions, config)
-    batches = opportunity_batches(selection, facts, decisions, config)
-    return [row for batch in batches for row in batch], selection.cannibalisation
 
 
 def calibrate_scores(site: SitePriorities, suggested: Sequence[float]) -> Calibration:
@@ -321,46 +275,3 @@ def within_caps(
         kept.append(i)
         ranks.append(per_source[s])
     return np.array(kept, dtype=np.int64), np.array(ranks, dtype=np.int64)
-
-
-def opportunity(
-    priority: Priority,
-    rank: int,
-    facts: dict[str, PageFacts],
-    decision: str | None,
-    anchor: AnchorChoice | None,
-    reason: str,
-    calibration: Calibration,
-) -> LinkOpportunity:
-    """The ``link_opportunities`` row of a kept candidate."""
-    cand = priority.cand
-    source, target = facts[cand.source_url], facts[cand.target_url]
-    score = round(priority.score, 6)
-    return LinkOpportunity(
-        source_url=cand.source_url,
-        target_url=cand.target_url,
-        rank=rank,
-        score=score,
-        relevance=round(priority.relevance, 6),
-        semantic_sim=cand.semantic_sim,
-        lexical_sim=cand.lexical_sim,
-        title_match=cand.title_match,
-        mention_score=cand.mention_score,
-        mention_phrase=cand.mention_phrase,
-        graph_score=round(priority.graph, 6),
-        target_need=priority.need,
-        business_value=target.business_value,
-        source_authority=round(priority.authority, 6),
-        direction_factor=priority.direction,
-        source_type=source.page_type,
-        target_type=target.page_type,
-        anchor_text=anchor.anchor_text if anchor else None,
-        sentence=anchor.sentence if anchor else None,
-        anchor_start=anchor.start if anchor else None,
-        anchor_end=anchor.end if anchor else None,
-        paragraph_idx=anchor.paragraph_idx if anchor else None,
-        placement="in_sentence" if anchor else "needs_new_sentence",
-        decision=decision,
-        reason=reason,
-        confidence=calibration.confidence(score),
-    )

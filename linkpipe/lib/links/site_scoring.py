@@ -6,14 +6,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from linkpipe.lib.links.opportunity_batches import OPPORTUNITY_BATCH, opportunity_batches
 from linkpipe.lib.links.pair_table import PairTable, as_table
-from linkpipe.lib.links.rows import CandidatePair, CannibalisationPair, LinkOpportunity
-from linkpipe.lib.links.scoring import (
-    OPPORTUNITY_BATCH,
-    Selection,
-    opportunity_batches,
-    select_opportunities,
+from linkpipe.lib.links.rows import (
+    CandidatePair,
+    CannibalisationPair,
+    LinkOpportunity,
+    OpportunityBatch,
 )
+from linkpipe.lib.links.scoring import Selection, select_opportunities
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.weights import WeightFit, default_fit, fit_site_weights
 
@@ -35,8 +36,8 @@ class SiteScores:
         """The near-twin pairs found among the candidates."""
         return self.selection.cannibalisation
 
-    def batches(self, size: int = OPPORTUNITY_BATCH) -> Iterator[list[LinkOpportunity]]:
-        """The opportunity rows, best first, ``size`` at a time."""
+    def batches(self, size: int = OPPORTUNITY_BATCH) -> Iterator[OpportunityBatch]:
+        """The opportunity rows, best first, ``size`` at a time (as columns)."""
         return opportunity_batches(self.selection, self.facts, self.decisions, self.config, size)
 
     @cached_property

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import heapq
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +19,8 @@ from linkpipe.lib.links.pair_table import PairTable, RowReader
 from linkpipe.lib.links.rows import (
     CandidatePair,
     LinkOpportunity,
+    OpportunityBatch,
     candidate_pairs_of_rows,
-    opportunity_columns,
     records,
 )
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
@@ -215,20 +216,23 @@ class OpportunityFrames:
     confident: int = 0
 
     @classmethod
-    def of(
-        cls, batches: Iterable[list[LinkOpportunity]], frames: SpilledFrames
-    ) -> OpportunityFrames:
+    def of(cls, batches: Iterable[OpportunityBatch], frames: SpilledFrames) -> OpportunityFrames:
         """The frames of every batch, in order, appended to ``frames``."""
         made = cls(frames)
-        for rows in batches:
-            made.add(rows)
+        for batch in batches:
+            made.add(batch)
         return made
 
-    def add(self, rows: list[LinkOpportunity]) -> None:
-        """One batch's rows (best first: a stable sort keeps the first of equal scores)."""
-        if not rows:
+    def add(self, batch: OpportunityBatch) -> None:
+        """One batch's rows (best first: a stable sort keeps the first of equal scores; only
+        a batch's own five best can be among the five best so far)."""
+        if not len(batch):
             return
-        self.frames.append(pl.DataFrame(opportunity_columns(rows), strict=False))
-        self.best = sorted([*self.best, *rows], key=lambda r: -r.score)[:5]
-        self.in_sentence += sum(r.placement == "in_sentence" for r in rows)
-        self.confident += sum(r.confidence >= 0.5 for r in rows)
+        columns = batch.columns
+        self.frames.append(pl.DataFrame(columns, strict=False))
+        score = columns["score"]
+        top = sorted(heapq.nsmallest(5, range(len(batch)), key=lambda i: -score[i]))
+        best = [*self.best, *(batch.row(i) for i in top)]
+        self.best = sorted(best, key=lambda r: -r.score)[:5]
+        self.in_sentence += columns["placement"].count("in_sentence")
+        self.confident += sum(c >= 0.5 for c in columns["confidence"])

@@ -6,18 +6,14 @@ import polars as pl
 import pytest
 
 from linkpipe.lib.links.anchors import AnchorChoice
+from linkpipe.lib.links.opportunity_batches import opportunity_batches, score_opportunities
 from linkpipe.lib.links.rows import (
     OPPORTUNITY_COLUMNS,
     CandidatePair,
     CannibalisationPair,
-    opportunity_columns,
     records,
 )
-from linkpipe.lib.links.scoring import (
-    opportunity_batches,
-    score_opportunities,
-    select_opportunities,
-)
+from linkpipe.lib.links.scoring import build_reason, select_opportunities
 from linkpipe.lib.links.scoring_config import (
     PageFacts,
     ScoringConfig,
@@ -223,10 +219,51 @@ def test_cannibalisation_reported_not_suggested():
 
 def test_opportunity_columns_are_the_records_column_by_column():
     pairs = [cand("/a", "/b", anchor="old posts"), cand("/c", "/b", sim=0.68)]
-    rows, _ = score_opportunities(pairs, FACTS)
+    selection = select_opportunities(pairs, FACTS)
+    (batch,) = opportunity_batches(selection, FACTS)
+    rows = list(batch)
     assert {r.anchor_text for r in rows} == {"old posts", None}  # a NULL in a column
-    by_column = pl.DataFrame(opportunity_columns(rows), strict=False)
+    assert [batch.row(i) for i in range(len(batch))] == rows
+    by_column = pl.DataFrame(batch.columns, strict=False)
     by_record = rows_to_frame(records(rows), list(rows[0].record()))
     assert by_column.columns == list(OPPORTUNITY_COLUMNS) == list(rows[0].record())
     assert by_column.schema == by_record.schema and by_column.equals(by_record)
     assert by_column["source_url"].to_list() == [r.source_url for r in rows]
+
+
+def test_a_batch_column_holds_what_its_pair_gives_row_by_row():
+    """Each kept pair's numbers are sliced from the site's arrays, rounded as a stored score
+    always was; its reason is the one written from its own parts and its confidence the
+    calibration of its rounded score."""
+    pairs = [
+        cand("/a", "/b", anchor="old posts", mention=("old posts", 0.4, 10, 4)),
+        cand("/c", "/b", sim=0.68, title=1.0),
+        cand("/a", "/c", sim=0.64),
+        cand("/g", "/b", sim=0.61),
+    ]
+    selection = select_opportunities(pairs, FACTS)
+    batches = list(opportunity_batches(selection, FACTS, size=2))
+    assert [len(b) for b in batches] == [2, 2]
+    site, by_pair = selection.site, {(c.source_url, c.target_url): c for c in pairs}
+    for n, i in enumerate(selection.kept.tolist()):
+        columns = batches[n // 2].columns
+        at = n % 2
+        source, target = columns["source_url"][at], columns["target_url"][at]
+        assert (site.table.urls[site.table.source[i]], site.table.urls[site.table.target[i]]) == (
+            source,
+            target,
+        )
+        score = round(float(site.score[i]), 6)
+        assert columns["score"][at] == score and columns["rank"][at] == selection.ranks[n]
+        assert columns["relevance"][at] == round(float(site.relevance[i]), 6)
+        assert columns["graph_score"][at] == round(float(site.graph[i]), 6)
+        assert columns["source_authority"][at] == round(float(site.authority[i]), 6)
+        assert columns["target_need"][at] == float(site.need[i]) == site.need[i]
+        assert columns["confidence"][at] == selection.calibration.confidence(score)
+        parts = (float(site.relevance[i]), float(site.semantic[i]), float(site.graph[i]))
+        anchor = batches[n // 2].row(at)
+        placed = by_pair[(source, target)].anchors[0] if anchor.anchor_text else None
+        reason = build_reason(by_pair[(source, target)], placed, FACTS[target], None, parts)
+        assert columns["reason"][at] == reason
+        assert columns["source_type"][at] == FACTS[source].page_type
+        assert columns["target_type"][at] == FACTS[target].page_type

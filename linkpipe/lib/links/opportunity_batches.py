@@ -1,0 +1,148 @@
+"""The rows of the pairs scoring keeps, a batch at a time and column by column.
+
+The kept pairs' numbers (score, relevance, graph component, need, direction, authority) are
+sliced from the site's arrays a batch at a time; only the anchor (one ledger over every batch,
+in order), the reason and the calibrated confidence are made pair by pair. A row object is made
+only when a reader asks for one (:class:`~linkpipe.lib.links.rows.OpportunityBatch`): at 1M
+pages a crawl keeps ~5M rows, and a row object each cost about a third of scoring's time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from linkpipe.lib.links.anchors import AnchorChoice, AnchorLedger
+from linkpipe.lib.links.pair_table import PairTable
+from linkpipe.lib.links.rows import (
+    OPPORTUNITY_COLUMNS,
+    CandidatePair,
+    CannibalisationPair,
+    LinkOpportunity,
+    OpportunityBatch,
+)
+from linkpipe.lib.links.scoring import Selection, build_reason, select_opportunities
+from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
+
+# Kept pairs whose full rows (placements) are read and explained at once: memory holds one
+# batch of candidate and opportunity rows, whatever the number of pairs kept.
+OPPORTUNITY_BATCH = 20_000
+
+
+@dataclass(frozen=True)
+class KeptBatch:
+    """A batch of kept pairs: their indices in the scored table, their ranks on their
+    source, their full candidate rows and the anchors the ledger picked, all in order."""
+
+    index: NDArray[np.int64]
+    ranks: list[int]
+    pairs: list[CandidatePair]
+    anchors: list[AnchorChoice | None]
+
+
+def opportunity_batches(
+    selection: Selection,
+    facts: dict[str, PageFacts],
+    decisions: dict[tuple[str, str], str] | None = None,
+    config: ScoringConfig | None = None,
+    size: int = OPPORTUNITY_BATCH,
+) -> Iterator[OpportunityBatch]:
+    """The opportunity rows of the kept pairs, best first, ``size`` at a time: each batch's
+    full candidate rows are read (the caps do not depend on them), its anchors picked by one
+    :class:`~linkpipe.lib.links.anchors.AnchorLedger` that runs over every batch in order,
+    and its reasons written."""
+    config = config or ScoringConfig()
+    ledger = AnchorLedger(config.max_same_anchor_per_target)
+    starts = range(0, len(selection.kept), size)
+    for start, pairs in zip(starts, selection.site.table.pairs(selection.kept, size), strict=True):
+        anchors = [ledger.pick(c.source_url, c.target_url, c.anchors) for c in pairs]
+        ranks = selection.ranks[start : start + size].tolist()
+        kept = KeptBatch(selection.kept[start : start + size], ranks, pairs, anchors)
+        columns = batch_columns(selection, kept, facts, decisions or {}, config)
+        yield OpportunityBatch({name: columns[name] for name in OPPORTUNITY_COLUMNS})
+
+
+def score_opportunities(
+    candidates: PairTable | Sequence[CandidatePair],
+    facts: dict[str, PageFacts],
+    decisions: dict[tuple[str, str], str] | None = None,
+    config: ScoringConfig | None = None,
+) -> tuple[list[LinkOpportunity], list[CannibalisationPair]]:
+    """(opportunity rows, cannibalisation rows) of
+    :func:`~linkpipe.lib.links.scoring.select_opportunities` with every row at once
+    (:func:`opportunity_batches` gives them batch by batch)."""
+    selection = select_opportunities(candidates, facts, decisions, config)
+    batches = opportunity_batches(selection, facts, decisions, config)
+    return [row for batch in batches for row in batch], selection.cannibalisation
+
+
+def _rounded(values: NDArray[np.float64]) -> list[float]:
+    """Each value rounded to 6 decimals (Python's ``round``, as a stored score always was)."""
+    return [round(v, 6) for v in values.tolist()]
+
+
+def batch_columns(
+    selection: Selection,
+    kept: KeptBatch,
+    facts: dict[str, PageFacts],
+    decisions: dict[tuple[str, str], str],
+    config: ScoringConfig,
+) -> dict[str, list[Any]]:
+    """The ``link_opportunities`` columns of one batch of kept pairs."""
+    site, i, pairs = selection.site, kept.index, kept.pairs
+    score = _rounded(site.score[i])
+    src, tgt = [c.source_url for c in pairs], [c.target_url for c in pairs]
+    relevance, semantic, graph = (site.relevance[i], site.semantic[i], site.graph[i])
+    parts = zip(relevance.tolist(), semantic.tolist(), graph.tolist(), strict=True)
+    reasons = [
+        build_reason(c, a, facts[t], config, p)
+        for c, a, t, p in zip(pairs, kept.anchors, tgt, parts, strict=True)
+    ]
+    return {
+        "source_url": src,
+        "target_url": tgt,
+        "rank": kept.ranks,
+        "score": score,
+        "relevance": _rounded(relevance),
+        "graph_score": _rounded(graph),
+        "target_need": site.need[i].tolist(),
+        "source_authority": _rounded(site.authority[i]),
+        "direction_factor": site.direction[i].tolist(),
+        "decision": [decisions.get(pair) for pair in zip(src, tgt, strict=True)],
+        "reason": reasons,
+        "confidence": [selection.calibration.confidence(s) for s in score],
+        **_pair_columns(pairs, facts),
+        **_anchor_columns(kept.anchors),
+    }
+
+
+def _pair_columns(pairs: list[CandidatePair], facts: dict[str, PageFacts]) -> dict[str, list[Any]]:
+    """The columns copied from the candidate rows and from the two pages' facts."""
+    sources = [facts[c.source_url] for c in pairs]
+    targets = [facts[c.target_url] for c in pairs]
+    return {
+        "semantic_sim": [c.semantic_sim for c in pairs],
+        "lexical_sim": [c.lexical_sim for c in pairs],
+        "title_match": [c.title_match for c in pairs],
+        "mention_score": [c.mention_score for c in pairs],
+        "mention_phrase": [c.mention_phrase for c in pairs],
+        "business_value": [f.business_value for f in targets],
+        "source_type": [f.page_type for f in sources],
+        "target_type": [f.page_type for f in targets],
+    }
+
+
+def _anchor_columns(anchors: list[AnchorChoice | None]) -> dict[str, list[Any]]:
+    """The columns of the anchors placed (None where no sentence fits)."""
+    return {
+        "anchor_text": [a.anchor_text if a else None for a in anchors],
+        "sentence": [a.sentence if a else None for a in anchors],
+        "anchor_start": [a.start if a else None for a in anchors],
+        "anchor_end": [a.end if a else None for a in anchors],
+        "paragraph_idx": [a.paragraph_idx if a else None for a in anchors],
+        "placement": ["in_sentence" if a else "needs_new_sentence" for a in anchors],
+    }
