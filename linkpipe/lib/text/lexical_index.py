@@ -99,10 +99,16 @@ class LexicalIndex:
 
 def best_of(places: NDArray[np.int32], scores: NDArray[np.float64], keep: int) -> NDArray[np.int32]:
     """The ``keep`` places of highest score; of places tied at the cut, the first in order
-    (the same places in whatever order they come)."""
+    (the same places in whatever order they come). A long row is first narrowed to the scores
+    at or above the ``keep``-th highest of every fourth score, which is never above the
+    ``keep``-th highest of all: the same places, at less than half the cost."""
     if len(places) <= keep:
         return places
-    cut = scores[np.argpartition(-scores, keep - 1)[keep - 1]]
+    if len(places) > 8 * keep:
+        sample = scores[::4]
+        near = scores >= np.partition(sample, len(sample) - keep)[len(sample) - keep]
+        places, scores = places[near], scores[near]
+    cut = np.partition(scores, len(scores) - keep)[len(scores) - keep]
     above = places[scores > cut]
     tied = np.sort(places[scores == cut])[: keep - len(above)]
     return np.concatenate([above, tied])

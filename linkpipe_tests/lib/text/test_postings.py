@@ -73,3 +73,18 @@ def test_best_of_breaks_ties_at_the_cut_by_row() -> None:
     shuffled = np.array([2, 0, 4, 1, 3])
     assert sorted(best_of(rows[shuffled], scores[shuffled], 3).tolist()) == [1, 3, 9]
     assert sorted(best_of(rows, scores, 9).tolist()) == [1, 3, 4, 7, 9]
+
+
+def test_best_of_a_long_row_keeps_the_places_of_a_full_partition() -> None:
+    """Rows longer than eight times ``keep`` are narrowed by a sample first: the places kept,
+    ties at the cut included, are those of partitioning every score."""
+    rng = np.random.default_rng(3)
+    for n, keep in ((5_000, 250), (2_001, 250), (20_000, 41), (4_000, 500)):
+        places = rng.permutation(3 * n)[:n].astype(np.int32)
+        scores = np.round(rng.gamma(0.5, size=n), 2)  # skewed, with many ties
+        cut = np.sort(scores)[::-1][keep - 1]
+        expected = np.concatenate(
+            [places[scores > cut], np.sort(places[scores == cut])[: keep - (scores > cut).sum()]]
+        )
+        got = best_of(places, scores, keep)
+        assert len(got) == keep and np.array_equal(got, expected)
