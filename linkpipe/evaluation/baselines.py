@@ -16,7 +16,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from linkpipe.evaluation.metrics import Pair, Rankings
 from linkpipe.lib.text.stopwords import STOPWORDS
@@ -40,6 +39,8 @@ def _top_k(
 
 def _tfidf_scores(texts: list[str]) -> np.ndarray:
     """Dense matrix of TF-IDF cosines between the texts."""
+    from sklearn.feature_extraction.text import TfidfVectorizer  # evaluation only: ~1 s import
+
     vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True)
     matrix = vectorizer.fit_transform(texts)
     cosines: np.ndarray = (matrix @ matrix.T).toarray()

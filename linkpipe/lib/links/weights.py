@@ -26,7 +26,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
-from sklearn.metrics import average_precision_score
 
 from linkpipe.lib.links.pair_table import PairTable, as_table
 from linkpipe.lib.links.priorities import WEIGHTS, component_matrix
@@ -131,8 +130,17 @@ def blend(config: ScoringConfig, fitted: NDArray[np.float64]) -> NDArray[np.floa
 
 
 def average_precision(scores: NDArray[np.float64], y: NDArray[np.bool_]) -> float:
-    """Average precision of ``scores`` ranking the positives of ``y`` first."""
-    return round(float(average_precision_score(y, scores)), 4)
+    """Average precision of ``scores`` ranking the positives of ``y`` first: precision at each
+    distinct score, weighted by the recall it adds, computed step by step as scikit-learn's
+    ``average_precision_score`` does (the same value; its import cost ~1 CPU-s a process)."""
+    order = np.argsort(scores, kind="mergesort")[::-1]
+    ranked, hits = scores[order], y[order]
+    at = np.r_[np.where(np.diff(ranked))[0], len(ranked) - 1]  # the last of each score
+    tps = np.cumsum(hits, dtype=np.float64)[at]
+    precision = tps / (1 + at)  # true positives over the pairs ranked so far
+    recall = tps / tps[-1] if tps[-1] > 0 else np.ones_like(tps)
+    precision, recall = np.r_[precision[::-1], 1.0], np.r_[recall[::-1], 0.0]
+    return round(max(0.0, float(-np.sum(np.diff(recall) * precision[:-1]))), 4)
 
 
 def matched_threshold(
