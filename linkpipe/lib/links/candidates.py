@@ -32,6 +32,8 @@ from linkpipe.lib.links.semantic_anchors import (
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.vectors.ann import AnnIndex
 
+EMPTY: frozenset[str] = frozenset()
+
 # Sources placed together, their judged sentences parsed in shared batches: at most this many,
 # and at most PLACE_GROUP_WORDS tokens of them (about 60 MB of window vectors at 384 dimensions).
 PLACE_GROUP = 16
@@ -75,13 +77,16 @@ def window_sims(
 
 def graph_signals(site: SiteContext, source: str, target: str) -> tuple[float, float]:
     """(co-citation, shared neighbours): pages linking to both, and Jaccard of out-links."""
-    a, b = site.linked_from.get(source, set()), site.linked_from.get(target, set())
+    a, b = site.linked_from.get(source, EMPTY), site.linked_from.get(target, EMPTY)
     cocited = len(a & b)
     cocitation = cocited / (cocited + 2.0)
-    out_a = site.content_links.get(source, set()) - {target}
-    out_b = site.content_links.get(target, set()) - {source}
-    union = out_a | out_b
-    return cocitation, (len(out_a & out_b) / len(union) if union else 0.0)
+    # out-links of each but the other page, counted without copying either set
+    out_a, out_b = site.content_links.get(source, EMPTY), site.content_links.get(target, EMPTY)
+    both = out_a & out_b
+    shared = len(both) - (target in both) - (source in both and source != target)
+    size_a, size_b = len(out_a) - (target in out_a), len(out_b) - (source in out_b)
+    union = size_a + size_b - shared
+    return cocitation, (shared / union if union else 0.0)
 
 
 def pair_keys(

@@ -168,3 +168,32 @@ def test_a_pair_linked_from_the_navigation_is_flagged_and_stays_a_candidate() ->
     rows = build_candidates(site, ["/a"], texts, ann, k=1, k_lexical=0)
     flags = {r.target_url: (r.already_linked_nav, r.already_linked_content) for r in rows}
     assert flags == {"/d": (False, False), "/gdal": (True, False)}
+
+
+def test_graph_signals_count_as_the_set_formulas_do() -> None:
+    """Co-citation and shared out-links, counted without copying the pages' link sets, equal
+    the plain set formulas on random link graphs with self-links and links between the two."""
+    import random
+    from types import SimpleNamespace
+
+    from linkpipe.lib.links.candidates import graph_signals
+
+    rng = random.Random(5)
+    pages = [f"/p{i}" for i in range(12)]
+    for _ in range(60):
+        links = {p: set(rng.sample(pages, rng.randint(0, 8))) for p in pages}
+        linked_from: dict[str, set[str]] = {}
+        for s, ts in links.items():
+            for t in ts:
+                linked_from.setdefault(t, set()).add(s)
+        site = SimpleNamespace(content_links=links, linked_from=linked_from)
+        for source in pages[:4]:
+            for target in pages:
+                a, b = linked_from.get(source, set()), linked_from.get(target, set())
+                out_a, out_b = links[source] - {target}, links[target] - {source}
+                union = out_a | out_b
+                expected = (
+                    len(a & b) / (len(a & b) + 2.0),
+                    len(out_a & out_b) / len(union) if union else 0.0,
+                )
+                assert graph_signals(site, source, target) == expected  # type: ignore[arg-type]
