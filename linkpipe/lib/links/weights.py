@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
 
 import numpy as np
 from numpy.typing import NDArray
@@ -76,8 +77,12 @@ class WeightFit:
 
 
 def held_out(source_url: str) -> bool:
-    """Whether a source's pairs validate (True) or train: a stable hash of its URL."""
-    digest = hashlib.sha1(source_url.encode("utf-8")).digest()
+    """Whether a source's pairs validate (True) or train: a stable hash of its URL's path and
+    query, not of its host (a site served elsewhere, or on another port as ``linkpipe eval``
+    serves each run, is split the same way: the held-out sources once followed the port)."""
+    parts = urlsplit(source_url)
+    key = parts.path + ("?" + parts.query if parts.query else "")
+    digest = hashlib.sha1(key.encode("utf-8")).digest()
     return digest[0] % HELD_OUT_BUCKETS == 0
 
 

@@ -158,3 +158,14 @@ def test_average_precision_is_scikit_learns() -> None:
         y[0], y[-1] = True, False
         expected = round(float(average_precision_score(y, scores)), 4)
         assert average_precision(scores, y) == expected
+
+
+def test_the_split_does_not_follow_the_host_or_port() -> None:
+    """The same site served on another port (each ``linkpipe eval`` run) or host holds out the
+    same sources: the held-out fit and its weights do not change with where it is served."""
+    paths = [f"/docs/page-{i}.html" for i in range(200)] + ["/search?q=a", "/"]
+    for path in paths:
+        here = held_out(f"http://127.0.0.1:43067{path}")
+        assert held_out(f"http://127.0.0.1:34851{path}") == here
+        assert held_out(f"https://docs.example.com{path}") == here
+    assert 0 < sum(held_out(f"http://h{p}") for p in paths) < len(paths)
