@@ -6,7 +6,7 @@ evidence as a candidate except what the link itself would give away (see
 :func:`linkpipe.lib.links.candidates.labelled_rows`). They are the positives, the unlinked
 candidates of the same searches the negatives. A logistic model with non-negative weights over
 the five relevance components (semantic, lexical, title, mention, graph) is fitted on the pairs
-of 80 % of the sources and validated on the other 20 % (split by a hash of the source URL, so
+of 80 % of the sources and validated on the other 20 % (split by a hash of the source URL's path, so
 no source's links are on both sides). The weights used are ``learned_share`` (half) of the
 fitted ones and the rest of the configured ones: a site's links show what its authors link,
 mostly names they write, and under-represent what linkpipe is for, pages that belong together
