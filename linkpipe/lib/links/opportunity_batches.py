@@ -25,7 +25,7 @@ from linkpipe.lib.links.rows import (
     LinkOpportunity,
     OpportunityBatch,
 )
-from linkpipe.lib.links.scoring import Selection, build_reason, select_opportunities
+from linkpipe.lib.links.scoring import Selection, build_reason, rounded, select_opportunities
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 
 # Kept pairs whose full rows (placements) are read and explained at once: memory holds one
@@ -36,10 +36,12 @@ OPPORTUNITY_BATCH = 20_000
 @dataclass(frozen=True)
 class KeptBatch:
     """A batch of kept pairs: their indices in the scored table, their ranks on their
-    source, their full candidate rows and the anchors the ledger picked, all in order."""
+    source, their stored scores, their full candidate rows and the anchors the ledger picked,
+    all in order."""
 
     index: NDArray[np.int64]
     ranks: list[int]
+    scores: list[float]
     pairs: list[CandidatePair]
     anchors: list[AnchorChoice | None]
 
@@ -60,8 +62,9 @@ def opportunity_batches(
     starts = range(0, len(selection.kept), size)
     for start, pairs in zip(starts, selection.site.table.pairs(selection.kept, size), strict=True):
         anchors = [ledger.pick(c.source_url, c.target_url, c.anchors) for c in pairs]
-        ranks = selection.ranks[start : start + size].tolist()
-        kept = KeptBatch(selection.kept[start : start + size], ranks, pairs, anchors)
+        batch = slice(start, start + size)
+        ranks, scores = selection.ranks[batch].tolist(), selection.scores[batch]
+        kept = KeptBatch(selection.kept[batch], ranks, scores, pairs, anchors)
         columns = batch_columns(selection, kept, facts, decisions or {}, config)
         yield OpportunityBatch({name: columns[name] for name in OPPORTUNITY_COLUMNS})
 
@@ -80,11 +83,6 @@ def score_opportunities(
     return [row for batch in batches for row in batch], selection.cannibalisation
 
 
-def _rounded(values: NDArray[np.float64]) -> list[float]:
-    """Each value rounded to 6 decimals (Python's ``round``, as a stored score always was)."""
-    return [round(v, 6) for v in values.tolist()]
-
-
 def batch_columns(
     selection: Selection,
     kept: KeptBatch,
@@ -93,8 +91,7 @@ def batch_columns(
     config: ScoringConfig,
 ) -> dict[str, list[Any]]:
     """The ``link_opportunities`` columns of one batch of kept pairs."""
-    site, i, pairs = selection.site, kept.index, kept.pairs
-    score = _rounded(site.score[i])
+    site, i, pairs, score = selection.site, kept.index, kept.pairs, kept.scores
     src, tgt = [c.source_url for c in pairs], [c.target_url for c in pairs]
     relevance, semantic, graph = (site.relevance[i], site.semantic[i], site.graph[i])
     parts = zip(relevance.tolist(), semantic.tolist(), graph.tolist(), strict=True)
@@ -107,10 +104,10 @@ def batch_columns(
         "target_url": tgt,
         "rank": kept.ranks,
         "score": score,
-        "relevance": _rounded(relevance),
-        "graph_score": _rounded(graph),
+        "relevance": rounded(relevance),
+        "graph_score": rounded(graph),
         "target_need": site.need[i].tolist(),
-        "source_authority": _rounded(site.authority[i]),
+        "source_authority": rounded(site.authority[i]),
         "direction_factor": site.direction[i].tolist(),
         "decision": [decisions.get(pair) for pair in zip(src, tgt, strict=True)],
         "reason": reasons,

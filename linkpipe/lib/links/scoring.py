@@ -161,11 +161,13 @@ def build_reason(
 @dataclass(frozen=True)
 class Selection:
     """The pairs scoring keeps, as indices into the scored table (best first) with their rank
-    on their source, the site's confidence calibration and the cannibalisation pairs found."""
+    on their source and their stored score, the site's confidence calibration and the
+    cannibalisation pairs found."""
 
     site: SitePriorities
     kept: NDArray[np.int64]
     ranks: NDArray[np.int64]
+    scores: list[float]  # each kept pair's score rounded to 6 decimals, as it is stored
     calibration: Calibration
     cannibalisation: list[CannibalisationPair]
 
@@ -184,8 +186,13 @@ def select_opportunities(
     site = site_priorities(config, as_table(candidates).scorable(set(facts)), facts)
     order, cannibal = suggestable(site, facts, decisions or {}, config)
     kept, ranks = within_caps(site, order, config)
-    suggested = [round(score, 6) for score in site.score[kept].tolist()]
-    return Selection(site, kept, ranks, calibrate_scores(site, suggested), cannibal)
+    suggested = rounded(site.score[kept])
+    return Selection(site, kept, ranks, suggested, calibrate_scores(site, suggested), cannibal)
+
+
+def rounded(values: NDArray[np.float64]) -> list[float]:
+    """Each value rounded to 6 decimals by Python's ``round``, as stored scores always were."""
+    return [round(v, 6) for v in values.tolist()]
 
 
 def calibrate_scores(site: SitePriorities, suggested: Sequence[float]) -> Calibration:
