@@ -145,17 +145,23 @@ def _demo_texts() -> list[str]:
 
 
 def test_parts_of_speech_and_parse_equal_spacys_own_components_on_the_demo_site() -> None:
-    # the attribute ruler's POS patterns are applied without its matcher (pos_rules.py): the
-    # demo site's every paragraph, list item and heading must get what the component gives
+    # the attribute ruler's POS patterns are applied without its matcher (pos_rules.py) and the
+    # layers multiply with NumPy's BLAS, not thinc's default blis: the demo site's every
+    # paragraph, list item and heading must get what spaCy's own pipeline gives
     import spacy
+    from thinc.api import NumpyOps
 
     from linkpipe.lib.text.parsing import PIPELINES, load_parser
 
     parser = load_parser()
     assert parser is not None and parser.rules is not None
     assert "attribute_ruler" in parser.nlp.disabled
+    for pipe in ("tok2vec", "tagger"):  # the parser's own state code calls blis itself
+        layers = list(parser.nlp.get_pipe(pipe).model.walk())
+        assert layers and all(isinstance(m.ops, NumpyOps) and not m.ops.use_blis for m in layers)
     name = next(n for n in PIPELINES if spacy.util.is_package(n))
     full = spacy.load(name, exclude=["ner", "lemmatizer"])
+    assert all(m.ops.use_blis for m in full.get_pipe("tok2vec").model.walk())
     texts = _demo_texts() + [
         "There is something that anyone can do, but nobody does it.",
         "If it is ready, they said that it was, although it wasn't.",
