@@ -1,5 +1,7 @@
 """Stable hashes (sha1, the same in every process and run): content keys of texts, URL shards
-(the second partition dimension of page-level assets) and URL samples."""
+(the second partition dimension of page-level assets) and URL samples. A URL's shard and sample
+are hashed from the part that names the page on its site (:func:`site_key`), so a site served
+elsewhere, on another host or port, is sharded and sampled the same way."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import functools
 import hashlib
 from importlib import metadata, util
 from pathlib import Path
+from urllib.parse import urlsplit
 
 DEFAULT_SHARDS = 4
 
@@ -17,9 +20,18 @@ def text_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def site_key(url: str) -> str:
+    """The path and query of a URL: what names the page on its site, whatever the host and port
+    (``linkpipe eval`` serves each run on a new port: shards, samples and the weight fit's
+    held-out sources once followed it, and so did the last bits of the model's batches)."""
+    parts = urlsplit(url)
+    return parts.path + ("?" + parts.query if parts.query else "")
+
+
 def url_number(url: str, n_bytes: int = 8) -> int:
-    """The first ``n_bytes`` of the URL's sha1 as an unsigned big-endian integer."""
-    return int.from_bytes(hashlib.sha1(url.encode("utf-8")).digest()[:n_bytes], "big")
+    """The first ``n_bytes`` of the sha1 of the URL's :func:`site_key` as an unsigned
+    big-endian integer."""
+    return int.from_bytes(hashlib.sha1(site_key(url).encode("utf-8")).digest()[:n_bytes], "big")
 
 
 def shard_of(url: str, n_shards: int = DEFAULT_SHARDS) -> int:
@@ -28,7 +40,7 @@ def shard_of(url: str, n_shards: int = DEFAULT_SHARDS) -> int:
 
 
 def sampled(url: str, probability: float) -> bool:
-    """Stable hash sample: the same URL is always in or out."""
+    """Stable hash sample: the same page is always in or out."""
     if probability >= 1.0:
         return True
     return url_number(url, 4) < probability * 0xFFFFFFFF

@@ -19,15 +19,14 @@ candidates passes it as with the defaults (the number of suggestions does not sw
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from urllib.parse import urlsplit
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
 
+from linkpipe.lib.hashing import url_number
 from linkpipe.lib.links.pair_table import PairTable, as_table
 from linkpipe.lib.links.priorities import WEIGHTS, component_matrix
 from linkpipe.lib.links.rows import CandidatePair
@@ -80,10 +79,7 @@ def held_out(source_url: str) -> bool:
     """Whether a source's pairs validate (True) or train: a stable hash of its URL's path and
     query, not of its host (a site served elsewhere, or on another port as ``linkpipe eval``
     serves each run, is split the same way: the held-out sources once followed the port)."""
-    parts = urlsplit(source_url)
-    key = parts.path + ("?" + parts.query if parts.query else "")
-    digest = hashlib.sha1(key.encode("utf-8")).digest()
-    return digest[0] % HELD_OUT_BUCKETS == 0
+    return url_number(source_url, 1) % HELD_OUT_BUCKETS == 0
 
 
 def labelled_matrix(

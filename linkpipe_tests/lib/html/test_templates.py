@@ -115,9 +115,10 @@ def test_streamed_file_matches_in_memory(tmp_path: Path, batch_lines: int) -> No
 
 
 def test_template_sample_and_shards_are_the_same_stable_url_hash() -> None:
-    """sharding holds the one URL hash: the crawl's template sample and the asset shards."""
+    """sharding holds the one URL hash: the crawl's template sample and the asset shards, both
+    of the URL's path and query."""
     urls = [f"https://a.example/p{i}" for i in range(2000)]
-    digests = {u: hashlib.sha1(u.encode()).digest() for u in urls}
+    digests = {u: hashlib.sha1(u.removeprefix("https://a.example").encode()).digest() for u in urls}
     picked = [u for u in urls if sampled(u, 0.25)]
     assert 400 < len(picked) < 600
     # the formula the template sample had before the hashes were merged
@@ -126,3 +127,20 @@ def test_template_sample_and_shards_are_the_same_stable_url_hash() -> None:
     assert [shard_of(u, 4) for u in urls[:8]] == [
         int.from_bytes(digests[u][:8], "big") % 4 for u in urls[:8]
     ]
+
+
+def test_a_site_served_elsewhere_keeps_its_shards_samples_and_held_out_sources() -> None:
+    # linkpipe eval serves each run on a new port: a page's shard decides which pages the model
+    # embeds in one batch, so the shards once moved the last bits of vectors between runs
+    from linkpipe.lib.links.weights import held_out
+
+    paths = [f"/docs/p{i}.html" for i in range(400)] + ["/search?q=a", "/search?q=b", "/"]
+    hosts = ["http://127.0.0.1:8000", "http://127.0.0.1:41233", "https://docs.example.org"]
+    for path in paths:
+        urls = [host + path for host in hosts]
+        assert len({shard_of(u) for u in urls}) == 1, path
+        assert len({sampled(u, 0.3) for u in urls}) == 1, path
+        assert len({held_out(u) for u in urls}) == 1, path
+    # the query names a page too; every shard is used
+    assert shard_of("http://h/search?q=a", 1000) != shard_of("http://h/search?q=b", 1000)
+    assert {shard_of("http://h" + p) for p in paths} == {0, 1, 2, 3}
