@@ -28,6 +28,8 @@ from typing import Any
 
 import psutil
 
+from linkpipe.lib.model_cpu import MODELS
+
 SAMPLE_S = 0.2
 MIB = 1024 * 1024
 
@@ -44,6 +46,8 @@ class StageUsage:
     rss_self_peak_mib: float  # this process's peak during the stage
     rss_tree_peak_mib: float  # PSS of self + live descendants, sampled (>= rss_self_peak_mib)
     rows: dict[str, int] = field(default_factory=dict)  # rows written, when the stage says
+    # CPU s of the models inside the stage, from its metadata (linkpipe.lib.model_cpu)
+    models: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {k: round(v, 3) if isinstance(v, float) else v for k, v in asdict(self).items()}
@@ -175,8 +179,11 @@ class Meter:
         )
         sampler.start()
 
-    def stop(self, rows: dict[str, int] | None = None) -> StageUsage | None:
-        """End the running stage; return (and keep) its usage."""
+    def stop(
+        self, rows: dict[str, int] | None = None, models: dict[str, float] | None = None
+    ) -> StageUsage | None:
+        """End the running stage; return (and keep) its usage (``rows`` and ``models``: what
+        the stage's results say)."""
         if self._open is None:
             return None
         o, self._open = self._open, None
@@ -196,6 +203,7 @@ class Meter:
             hwm / 1024,
             max(hwm, o.sampler.peak_kib) / 1024,
             dict(rows or {}),
+            dict(models or {}),
         )
         self.stages.append(usage)
         if self.echo:
@@ -216,13 +224,14 @@ class _Measured:
     def __init__(self, meter: Meter, label: str) -> None:
         self.meter, self.label = meter, label
         self.rows: dict[str, int] = {}
+        self.models: dict[str, float] = {}
 
     def __enter__(self) -> _Measured:
         self.meter.switch(self.label)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.meter.stop(self.rows)
+        self.meter.stop(self.rows, self.models)
 
 
 def total(stages: list[StageUsage], label: str = "total") -> StageUsage:
@@ -235,4 +244,5 @@ def total(stages: list[StageUsage], label: str = "total") -> StageUsage:
         sum(s.cpu_children_s for s in stages),
         max((s.rss_self_peak_mib for s in stages), default=0.0),
         max((s.rss_tree_peak_mib for s in stages), default=0.0),
+        models={m: sum(s.models.get(m, 0.0) for s in stages) for m in MODELS},
     )

@@ -86,7 +86,25 @@ def run_table(run: dict[str, Any]) -> str:
             cpu = other[name]["cpu_s"] if name in other else None
             cells += [_fmt(cpu), _fmt(ratios.get(scenario, {}).get(name), 3)]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *model_lines(run)])
+
+
+def model_lines(run: dict[str, Any]) -> list[str]:
+    """Each scenario's CPU in the models (the stages' metadata, ``linkpipe.lib.model_cpu``) and
+    what every stage costs a page besides them: all but the embedding model, all but both."""
+    n, out = run["pages"], []
+    for name, totals in run["totals"].items():
+        models = totals.get("models") or {}
+        if not models:
+            continue
+        embedder, parser = models.get("embedder", 0.0), models.get("parser", 0.0)
+        rest = totals["cpu_s"] - embedder
+        out.append(
+            f"* {name}: embedding model {embedder:,.1f} CPU s, parser {parser:,.1f}; all stages"
+            f" but the embedding model {1000 * rest / n:,.1f} ms a page, but both models"
+            f" {1000 * (rest - parser) / n:,.1f}"
+        )
+    return out
 
 
 def growth_table(growth: list[dict[str, Any]]) -> str:

@@ -83,6 +83,14 @@ def _rows_of(result: Any) -> dict[str, int]:
     return {str(k): int(v) for k, v in rows.items()} if isinstance(rows, dict) else {}
 
 
+def _models_of(meta: Any) -> dict[str, float]:
+    """The CPU s of each model a stage's metadata reports (``<model>_cpu_s``)."""
+    from linkpipe.lib.model_cpu import MODELS
+
+    meta = meta if hasattr(meta, "get") else {}
+    return {m: float(getattr(v, "value", v)) for m in MODELS if (v := meta.get(f"{m}_cpu_s"))}
+
+
 def run_direct(db: Path, crawl_id: str, model: str, meter: Meter) -> None:
     """Every stage function in order, each measured (all shards of a page-level one together).
     Shards run one after another, each with the library threads a worker of ``linkpipe run``
@@ -103,9 +111,11 @@ def run_direct(db: Path, crawl_id: str, model: str, meter: Meter) -> None:
         with meter.measure(stage.name) as measured:
             for shard in range(DEFAULT_SHARDS) if stage.page_level else [None]:
                 threads = worker_threads if stage.page_level else None
-                rows = _rows_of(_call_with_threads(stage.func, {**values, "shard": shard}, threads))
-                for table, n in rows.items():
+                result = _call_with_threads(stage.func, {**values, "shard": shard}, threads)
+                for table, n in _rows_of(result).items():
                     measured.rows[table] = measured.rows.get(table, 0) + n
+                for name, cpu in _models_of(getattr(result, "meta", None)).items():
+                    measured.models[name] = measured.models.get(name, 0.0) + cpu
 
 
 def _call_with_threads(
@@ -126,6 +136,37 @@ def run_dagster(db: Path, crawl_id: str, model: str, meter: Meter) -> None:
 
     run_graph(db, crawl_id, model, on_step=meter.switch)
     meter.stop()
+    models = graph_models(db, crawl_id)
+    for stage in meter.stages:
+        stage.models = models.get(stage.stage, {})
+
+
+def graph_models(db: Path, crawl_id: str) -> dict[str, dict[str, float]]:
+    """The model CPU of each step of a graph run of ``crawl_id``: the metadata of the latest
+    materialization of each of its assets' partitions, summed by step label."""
+    import dagster as dg
+
+    from linkpipe.defs.partitions import page_partitions
+    from linkpipe.defs.runner import graph_steps, instance_for
+
+    instance = instance_for(db)
+    out: dict[str, dict[str, float]] = {}
+    for label, assets, by_shard in graph_steps(("all",)):
+        keys = [crawl_id]
+        if by_shard:
+            shards = page_partitions.get_partition_keys(dynamic_partitions_store=instance)
+            keys = [k for k in shards if k.keys_by_dimension["crawl"] == crawl_id]
+        for key in (asset.key for asset in assets):
+            found = instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=key, asset_partitions=[str(k) for k in keys]),
+                limit=len(keys) * 4,
+            ).records
+            latest = {r.partition_key: r.asset_materialization for r in reversed(found)}
+            for materialization in latest.values():
+                for name, cpu in _models_of(materialization and materialization.metadata).items():
+                    step = out.setdefault(label, {})
+                    step[name] = step.get(name, 0.0) + cpu
+    return out
 
 
 RUNNERS: dict[str, Callable[[Path, str, str, Meter], None]] = {

@@ -1,7 +1,7 @@
 """One named job per step of the graph, and the runs of the runner named after them.
 
 Site-level and page-level assets have different partitions, so the graph runs in five steps
-(see ``runner._steps``); each step is a job here, with the checks of its assets. The runner's
+(see ``runner.graph_steps``); each step is a job here, with the checks of its assets. The runner's
 runs carry the step's job name, so the UI lists them under ``crawl_job`` ... ``scoring_job``.
 """
 

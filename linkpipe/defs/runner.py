@@ -107,7 +107,7 @@ SITE_PAGE_CPU_S = 0.015  # every page, once any changed: retrieval and rows of i
 PARALLEL_MIN_CPU_S = 60.0  # below this, one worker: more would spend more on loading than saved
 
 
-def _steps(stages: tuple[str, ...]) -> list[Step]:
+def graph_steps(stages: tuple[str, ...]) -> list[Step]:
     """(label, assets, by shard) of each step that has assets among ``stages``."""
     steps: list[Step] = [
         ("crawl and link graph", A.SITE_ASSETS, False),
@@ -147,7 +147,7 @@ def run_graph(
     if not instance.has_dynamic_partition(CRAWLS, crawl_id):
         instance.add_dynamic_partitions(CRAWLS, [crawl_id])
     settings = LinkpipeSettings(db_path=str(db_path), model=model, keep_crawls=keep_crawls)
-    steps = _steps(stages)
+    steps = graph_steps(stages)
     if not steps:
         return
     start_run(db_path, crawl_id, steps[0][0])

@@ -287,3 +287,33 @@ def test_crawl_stats_are_stored_with_the_crawl(demo_db):
     assert kept == [(74, 74)]  # every 304 stores the previous crawl's HTML as it was
     assert stats["status"] == {"0": 1, "200": 74, "301": 1}
     assert stats["errors"] == {"robots_disallowed": 1} and stats["skipped"]["robots"] == 1
+
+
+def _shard_metadata(db, asset: str, crawl_id: str) -> list[dict]:
+    """The metadata of the latest materialization of each shard of a page-level asset."""
+    import dagster as dg
+
+    instance = instance_for(db)
+    keys = [str(dg.MultiPartitionKey({"crawl": crawl_id, "shard": str(s)})) for s in range(4)]
+    found = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=keys), limit=100
+    ).records
+    latest = {r.partition_key: r.asset_materialization.metadata for r in reversed(found)}
+    assert sorted(latest) == sorted(keys)
+    return [{k: v.value for k, v in meta.items()} for meta in latest.values()]
+
+
+def test_stages_report_what_their_models_cost(demo_db):
+    # the first crawl runs the embedding model on summaries and anchor words and parses the
+    # sentences its anchors are judged in; the second finds every vector and parse stored
+    _, _, db = demo_db
+    first = _shard_metadata(db, "candidate_pairs", "crawl-1")
+    assert sum(m["parser_cpu_s"] for m in first) > 0.05
+    assert sum(m["embedder_cpu_s"] for m in first) > 0.05
+    assert sum(m["parses_stored"] for m in first) > 0
+    embedded = _shard_metadata(db, "page_embeddings", "crawl-1")
+    assert all(m["embedded"] > 0 and m["embedder_cpu_s"] > 0.01 for m in embedded)
+    again = _shard_metadata(db, "page_embeddings", "crawl-2")
+    assert all(m["embedded"] == 0 and m["embedder_cpu_s"] == 0 for m in again)
+    second = _shard_metadata(db, "candidate_pairs", "crawl-2")
+    assert all(m["parser_cpu_s"] == 0 for m in second)

@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from linkpipe.lib import progress
+from linkpipe.lib import model_cpu, progress
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import candidate_rows, pair_keys
@@ -113,11 +113,14 @@ def materialize_candidate_pairs(
     Reads the crawl's site models (``site_models`` asset), embeddings, ANN index and existing
     links, the shard's own main texts, sentences and link spans, and (``reuse``) the previous
     crawl's placements of the shard by anchor key. With ``reuse``, a shard whose inputs are
-    those of an earlier crawl's shard (:func:`shard_inputs`) copies that shard's rows."""
+    those of an earlier crawl's shard (:func:`shard_inputs`) copies that shard's rows. The
+    metadata says what its models cost (word vectors, parses: :mod:`~linkpipe.lib.model_cpu`)."""
+    before = model_cpu.spent()
     with one_connection(db_path):  # reads and the SQL copy: one open of the file
         digest, site_digest, config = shard_inputs(db_path, crawl_id, shard, model, k)
         copied = copy_unchanged_shard(db_path, crawl_id, shard, digest) if reuse else None
         if copied is not None:
+            copied.meta.update(model_cpu.since(before))
             return copied
         site = site_context(db_path, crawl_id, site_digest)
         ann = load_ann_index(db_path, crawl_id)
@@ -148,6 +151,7 @@ def materialize_candidate_pairs(
     meta |= {"copied_from": ""}
     meta |= {"anchors_reused": known.reused, "reused_from": previous.crawl_id or ""}
     meta |= {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
+    meta |= model_cpu.since(before)
     return StageResult(
         written,
         preview(records(closest), ["source_url", "target_url", "semantic_sim", "anchor_text"]),

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from linkpipe.lib import progress
+from linkpipe.lib import model_cpu, progress
 from linkpipe.lib.hashing import text_hash
 from linkpipe.lib.stages.common import StageResult, preview
 from linkpipe.lib.storage import (
@@ -47,9 +47,10 @@ def embed_cached(
     vectors = _cached_vectors(db_path, embedder.model_id, sorted(set(hashes)))
     missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in vectors}
     if missing:
-        fresh = embedder.embed(
-            list(missing.values()), progress=lambda d, t: progress.report(stage, d, t)
-        )
+        with model_cpu.timed(model_cpu.EMBEDDER):
+            fresh = embedder.embed(
+                list(missing.values()), progress=lambda d, t: progress.report(stage, d, t)
+            )
         _store_vectors(db_path, embedder.model_id, list(missing), fresh)
         vectors.update(zip(missing, fresh, strict=True))
     matrix = np.stack([vectors[h] for h in hashes]).astype(np.float32)
@@ -96,7 +97,9 @@ def embedding_matrix(embeddings: pl.Series) -> Matrix:
 def materialize_page_embeddings(
     db_path: str | Path, crawl_id: str, shard: int, model: str
 ) -> StageResult:
-    """Embed the shard's summaries; texts already embedded with this model are reused."""
+    """Embed the shard's summaries; texts already embedded with this model are reused (the
+    metadata says what the model cost: :mod:`~linkpipe.lib.model_cpu`)."""
+    before = model_cpu.spent()
     with open_db(db_path) as con:
         summaries = fetch_frame(con, "read/select_summaries_for_embedding", [crawl_id, shard])
     if summaries.height == 0:
@@ -123,7 +126,8 @@ def materialize_page_embeddings(
             "model_id": embedder.model_id,
             "embedded": len(fresh),
             "cache_hits": embeddings.height - len(fresh),
-        },
+        }
+        | model_cpu.since(before),
     )
 
 

@@ -25,6 +25,7 @@ import functools
 import re
 from collections.abc import Iterable
 
+from linkpipe.lib import model_cpu
 from linkpipe.lib.text.parsing import (
     LazyParser,
     SentenceParse,
@@ -168,8 +169,9 @@ class PhraseJudge:
         if self.parser is None:
             return
         todo = list(dict.fromkeys(s for s in sentences if s not in self.cache))
-        for sentence, parse in zip(todo, self.parser.parse_many(todo), strict=True):
-            self._keep(sentence, parse)
+        with model_cpu.timed(model_cpu.PARSER):
+            for sentence, parse in zip(todo, self.parser.parse_many(todo), strict=True):
+                self._keep(sentence, parse)
 
     def knows(self, sentence: str) -> bool:
         """Whether judging ``sentence`` needs no parse now (parsed already, or no parser)."""
@@ -185,7 +187,8 @@ class PhraseJudge:
         if self.parser is None:
             return None
         if sentence not in self.cache:
-            self._keep(sentence, self.parser.parse(sentence))
+            with model_cpu.timed(model_cpu.PARSER):
+                self._keep(sentence, self.parser.parse(sentence))
         return self.cache[sentence]
 
     def verdict(self, sentence: str, start: int, end: int) -> str:
