@@ -128,7 +128,7 @@ CREATE TABLE IF NOT EXISTS page_sentences (
     url VARCHAR NOT NULL,
     paragraph_idx INTEGER,
     sentence_idx INTEGER,
-    block_kind VARCHAR,        -- paragraph | heading | item | quote | cell
+    block_kind VARCHAR,        -- paragraph | heading | item | quote | cell | preformatted
     start_offset INTEGER,      -- character offsets into page_summaries.main_text
     end_offset INTEGER,
     sentence VARCHAR

@@ -25,6 +25,9 @@ BLOCK_KINDS = {
     "quote": "quote",
     "cell": "cell",
 }
+# A <pre> block that trafilatura keeps as a quote (a code listing, a command synopsis): in the
+# main text like any block, but no place for an anchor (see anchors.LINKABLE_BLOCKS).
+PREFORMATTED = "preformatted"
 # Sentence ends: ., ! or ? (optionally closed by a quote/bracket) followed by space and a capital,
 # digit or quote; common abbreviations are protected below.
 SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[A-Z0-9\"'\u201c\u2018(\[])")
@@ -191,6 +194,36 @@ def _line_sentences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+class PreformattedTexts:
+    """Whether a block's text is the text of one of the page's <pre> elements (trafilatura
+    turns a <pre> it does not take for code into a quote, as it does a <blockquote>). The page
+    is parsed for them only when first asked (a page with a quote block)."""
+
+    def __init__(self, html: str) -> None:
+        self.html = html
+        self.texts: list[str] | None = None
+
+    def __call__(self, text: str) -> bool:
+        """Whether ``text`` is (at least half of) the text of a <pre>, whitespace aside."""
+        if self.texts is None:
+            self.texts = _pre_texts(self.html)
+        words = " ".join(text.split())
+        return bool(words) and any(
+            words == pre or (words in pre and 2 * len(words) >= len(pre)) for pre in self.texts
+        )
+
+
+def _pre_texts(html: str) -> list[str]:
+    """The text of every <pre> element of ``html``, whitespace collapsed ([] if unparsable)."""
+    try:
+        root = etree.fromstring(html.encode("utf-8", "replace"), etree.HTMLParser())
+    except (etree.LxmlError, ValueError):
+        return []
+    if root is None:
+        return []
+    return [" ".join("".join(pre.itertext()).split()) for pre in root.iter("pre")]
+
+
 def extract_main_content(html: str, url: str = "", fast: bool = False) -> MainContent:
     """Main content of a page, boilerplate removed, with offsets (never raises on bad HTML)."""
     if not html or not html.strip():
@@ -212,6 +245,7 @@ def extract_main_content(html: str, url: str = "", fast: bool = False) -> MainCo
     if body is None:
         return MainContent(error="no main content found")
     content = MainContent()
+    preformatted = PreformattedTexts(html)
     parts: list[str] = []
     offset = 0
     for elem in body.iter(*BLOCK_KINDS):
@@ -229,6 +263,8 @@ def extract_main_content(html: str, url: str = "", fast: bool = False) -> MainCo
             offset += 2
         block_idx = len(content.blocks)
         kind = BLOCK_KINDS[elem.tag]
+        if kind == "quote" and preformatted(text):
+            kind = PREFORMATTED
         content.blocks.append(TextBlock(kind, offset, offset + len(text)))
         for s_idx, (s, e) in enumerate(split_sentences(text)):
             content.sentences.append(

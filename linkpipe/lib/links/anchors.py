@@ -31,7 +31,7 @@ from linkpipe.lib.text.lexical import is_generic_anchor, phrase_key, tokens_with
 from linkpipe.lib.text.phrases import PhraseJudge, default_judge
 from linkpipe.lib.text.stopwords import STOPWORDS
 
-LINKABLE_BLOCKS = ("paragraph", "item", "quote", "cell")
+LINKABLE_BLOCKS = ("paragraph", "item", "quote", "cell")  # not headings, not <pre> blocks
 TITLE_SPLIT_RE = re.compile(r"\s*(?:[:|\u2013\u2014]|\s-\s)\s*")
 TITLE_PREFIX_RE = re.compile(
     r"^(the\s+)?((complete|ultimate|beginner'?s?|practical|definitive|quick|short)\s+)*"

@@ -99,3 +99,39 @@ def test_code_and_nested_blocks_do_not_run_into_the_words_around_them() -> None:
     assert "newFileReader" not in content.text and "theFile" not in content.text
     for link in content.links:  # offsets still index the text
         assert content.text[link.start : link.end] == link.anchor_text
+
+
+# A reference page as DocBook renders one (PostgreSQL's): a command synopsis and an example in
+# <pre> blocks, which trafilatura keeps as quotes, and a quotation in a <blockquote>.
+REFERENCE_PAGE = """<html><head><title>CREATE SERVER</title></head><body>
+<div class="navheader"><a href="sql-commands.html">Up</a></div>
+<div class="refentry"><h2>CREATE SERVER</h2><p>CREATE SERVER — define a new foreign server</p>
+<div class="refsynopsisdiv"><h2>Synopsis</h2><pre class="synopsis">
+CREATE SERVER [ IF NOT EXISTS ] <em class="replaceable"><code>server_name</code></em>
+    FOREIGN DATA WRAPPER <em class="replaceable"><code>fdw_name</code></em>
+</pre></div>
+<div class="refsect1"><h2>Description</h2>
+<p>CREATE SERVER defines a new foreign server. The user who defines the server becomes its
+owner. A foreign server typically encapsulates connection information that a foreign-data
+wrapper uses to access an external data resource.</p>
+<blockquote><p>A foreign data wrapper is a library that can communicate with an external data
+source, hiding the details of connecting to the data source.</p></blockquote>
+<p>Create a server myserver that uses the foreign-data wrapper postgres_fdw:</p>
+<pre class="programlisting">
+CREATE SERVER myserver FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host 'foo', port '5432');
+</pre>
+</div></div></body></html>"""
+
+
+def test_pre_blocks_stay_in_the_text_but_are_preformatted_not_quotes():
+    content = extract_main_content(REFERENCE_PAGE, "http://docs.test/sql-createserver.html")
+    kinds = {content.text[b.start : b.end][:24]: b.kind for b in content.blocks}
+    assert kinds["CREATE SERVER [ IF NOT E"] == "preformatted"
+    assert kinds["CREATE SERVER myserver F"] == "preformatted"
+    assert kinds["A foreign data wrapper i"] == "quote"  # a quotation: prose an anchor may use
+    assert "FOREIGN DATA WRAPPER fdw_name" in content.text  # the words still count
+    pre = [s for s in content.sentences if s.block_kind == "preformatted"]
+    assert {s.text[:22] for s in pre} == {"CREATE SERVER [ IF NOT", "CREATE SERVER myserver"}
+    # the same blocks quoted in <blockquote>s are quotes
+    plain = extract_main_content(REFERENCE_PAGE.replace("pre", "blockquote"))
+    assert "preformatted" not in {b.kind for b in plain.blocks}

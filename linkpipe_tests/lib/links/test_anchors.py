@@ -117,3 +117,23 @@ def test_release_drops_what_the_text_gives_and_computes_it_again_the_same():
     assert not cached & set(vars(src))
     assert derived(src) == before and len(src.tokens) > 30
     assert place_anchor(src, target) == placed
+
+
+def test_never_inside_a_pre_block_but_in_a_quotation():
+    from linkpipe_tests.lib.content.test_extraction_summaries import REFERENCE_PAGE
+
+    content = extract_main_content(REFERENCE_PAGE, "http://docs.test/sql-createserver.html")
+    sents = [(s.paragraph_idx, s.start, s.end, s.block_kind) for s in content.sentences]
+    src = SourceText(content.text, sents, [(link.start, link.end) for link in content.links])
+    target = TargetProfile(
+        "http://docs.test/ddl-foreign-data.html",
+        target_phrases("Foreign Data Wrapper", "", "", []),
+        {"foreign": 1.0, "data": 1.0, "wrapper": 1.0},
+    )
+    # the name occurs in both <pre> blocks (the synopsis, the example) and in the quotation
+    assert content.text.count("FOREIGN DATA WRAPPER") == 2
+    choices = place_anchor(src, target)
+    assert [c.anchor_text for c in choices] == ["foreign data wrapper"]
+    (quotation,) = [b for b in content.blocks if b.kind == "quote"]
+    assert quotation.start <= choices[0].start < choices[0].end <= quotation.end
+    assert choices[0].source_kind == "title"
