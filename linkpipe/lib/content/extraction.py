@@ -28,6 +28,7 @@ BLOCK_KINDS = {
 # A <pre> block that trafilatura keeps as a quote (a code listing, a command synopsis): in the
 # main text like any block, but no place for an anchor (see anchors.LINKABLE_BLOCKS).
 PREFORMATTED = "preformatted"
+PRE_PART_CHARS = 40  # a shorter quote found inside a <pre> may be a quotation of its own
 # Sentence ends: ., ! or ? (optionally closed by a quote/bracket) followed by space and a capital,
 # digit or quote; common abbreviations are protected below.
 SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[A-Z0-9\"'\u201c\u2018(\[])")
@@ -204,13 +205,16 @@ class PreformattedTexts:
         self.texts: list[str] | None = None
 
     def __call__(self, text: str) -> bool:
-        """Whether ``text`` is (at least half of) the text of a <pre>, whitespace aside."""
+        """Whether ``text`` is the text of a <pre>, whitespace aside, or comes from one: its
+        first and last :data:`PRE_PART_CHARS` characters are in the same <pre> (trafilatura
+        leaves bits of a long listing out, or cuts it in parts)."""
         if self.texts is None:
             self.texts = _pre_texts(self.html)
         words = " ".join(text.split())
-        return bool(words) and any(
-            words == pre or (words in pre and 2 * len(words) >= len(pre)) for pre in self.texts
-        )
+        if len(words) < PRE_PART_CHARS:
+            return bool(words) and words in self.texts
+        head, tail = words[:PRE_PART_CHARS], words[-PRE_PART_CHARS:]
+        return any(head in pre and tail in pre for pre in self.texts)
 
 
 def _pre_texts(html: str) -> list[str]:

@@ -135,3 +135,22 @@ def test_pre_blocks_stay_in_the_text_but_are_preformatted_not_quotes():
     # the same blocks quoted in <blockquote>s are quotes
     plain = extract_main_content(REFERENCE_PAGE.replace("pre", "blockquote"))
     assert "preformatted" not in {b.kind for b in plain.blocks}
+
+
+def test_a_block_that_comes_from_a_pre_with_bits_left_out_is_still_preformatted():
+    from linkpipe.lib.content.extraction import PreformattedTexts
+
+    listing = (
+        '"""Global Django exception and warning classes."""\n'
+        "import operator\n<a href='#'>[docs]</a>class FieldDoesNotExist(Exception):\n"
+        '    """The requested model field does not exist"""\n    pass\n'
+    )
+    html = f"<html><body><pre>{listing}</pre><p>Prose.</p><pre>SELECT 1;</pre></body></html>"
+    is_pre = PreformattedTexts(html)
+    # trafilatura left "[docs]" out of the middle: the head and the tail are the listing's
+    cut = listing.replace("<a href='#'>[docs]</a>", "").replace("\n", " ")
+    assert is_pre(cut)
+    assert is_pre("SELECT  1;")  # a short block is a <pre>'s when it is all of one...
+    assert not is_pre("import operator")  # ...not when it is a bit of one: a quotation
+    assert not is_pre("A quotation of forty characters or more, not in any listing.")
+    assert not PreformattedTexts("")("import operator")  # no page, no <pre>
