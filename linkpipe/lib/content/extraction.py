@@ -220,7 +220,8 @@ class PreformattedTexts:
 def _pre_texts(html: str) -> list[str]:
     """The text of every <pre> element of ``html``, whitespace collapsed ([] if unparsable)."""
     try:
-        root = etree.fromstring(html.encode("utf-8", "replace"), etree.HTMLParser())
+        parser = etree.HTMLParser(encoding="utf-8")  # the text is decoded: not its <meta>'s
+        root = etree.fromstring(html.encode("utf-8", "replace"), parser)
     except (etree.LxmlError, ValueError):
         return []
     if root is None:

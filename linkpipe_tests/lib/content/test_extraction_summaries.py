@@ -154,3 +154,13 @@ def test_a_block_that_comes_from_a_pre_with_bits_left_out_is_still_preformatted(
     assert not is_pre("import operator")  # ...not when it is a bit of one: a quotation
     assert not is_pre("A quotation of forty characters or more, not in any listing.")
     assert not PreformattedTexts("")("import operator")  # no page, no <pre>
+
+
+def test_a_pre_is_found_in_a_page_whose_meta_names_another_charset():
+    # the crawler decoded the page already: its <meta charset> must not decode it again
+    page = REFERENCE_PAGE.replace(
+        "<head>", '<head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'
+    ).replace("fdw_name</code></em>", "fdw_name</code></em> -- café, naïve")
+    content = extract_main_content(page, "http://docs.test/sql-createserver.html")
+    (synopsis,) = [b for b in content.blocks if "café" in content.text[b.start : b.end]]
+    assert synopsis.kind == "preformatted"
