@@ -205,20 +205,21 @@ class PreformattedTexts:
         self.texts: list[str] | None = None
 
     def __call__(self, text: str) -> bool:
-        """Whether ``text`` is the text of a <pre>, whitespace aside, or comes from one: its
-        first and last :data:`PRE_PART_CHARS` characters are in the same <pre> (trafilatura
-        leaves bits of a long listing out, or cuts it in parts)."""
+        """Whether ``text`` is the text of a <pre> or comes from one: its first and last
+        :data:`PRE_PART_CHARS` characters are in the same <pre> (trafilatura leaves bits of a
+        long listing out, or cuts it in parts). Whitespace does not count: the main text puts
+        a space between a <pre>'s inline elements ("name :hostvar" is "name : hostvar")."""
         if self.texts is None:
             self.texts = _pre_texts(self.html)
-        words = " ".join(text.split())
-        if len(words) < PRE_PART_CHARS:
-            return bool(words) and words in self.texts
-        head, tail = words[:PRE_PART_CHARS], words[-PRE_PART_CHARS:]
+        chars = "".join(text.split())
+        if len(chars) < PRE_PART_CHARS:
+            return bool(chars) and chars in self.texts
+        head, tail = chars[:PRE_PART_CHARS], chars[-PRE_PART_CHARS:]
         return any(head in pre and tail in pre for pre in self.texts)
 
 
 def _pre_texts(html: str) -> list[str]:
-    """The text of every <pre> element of ``html``, whitespace collapsed ([] if unparsable)."""
+    """The text of every <pre> element of ``html`` without its whitespace ([] if unparsable)."""
     try:
         parser = etree.HTMLParser(encoding="utf-8")  # the text is decoded: not its <meta>'s
         root = etree.fromstring(html.encode("utf-8", "replace"), parser)
@@ -226,7 +227,7 @@ def _pre_texts(html: str) -> list[str]:
         return []
     if root is None:
         return []
-    return [" ".join("".join(pre.itertext()).split()) for pre in root.iter("pre")]
+    return ["".join("".join(pre.itertext()).split()) for pre in root.iter("pre")]
 
 
 def extract_main_content(html: str, url: str = "", fast: bool = False) -> MainContent:

@@ -150,7 +150,7 @@ def test_a_block_that_comes_from_a_pre_with_bits_left_out_is_still_preformatted(
     # trafilatura left "[docs]" out of the middle: the head and the tail are the listing's
     cut = listing.replace("<a href='#'>[docs]</a>", "").replace("\n", " ")
     assert is_pre(cut)
-    assert is_pre("SELECT  1;")  # a short block is a <pre>'s when it is all of one...
+    assert is_pre("SELECT 1 ;")  # a short block is a <pre>'s when it is all of one...
     assert not is_pre("import operator")  # ...not when it is a bit of one: a quotation
     assert not is_pre("A quotation of forty characters or more, not in any listing.")
     assert not PreformattedTexts("")("import operator")  # no page, no <pre>
