@@ -57,7 +57,9 @@ def test_page_embeddings_are_written_and_read_back_as_a_float32_matrix(tmp_path)
         {"url": "http://s.test/a", "cache_hit": False},
         {"url": "http://s.test/b", "cache_hit": True},
     ]
+    spent = {k: result.meta.pop(k) for k in ("embedder_cpu_s", "parser_cpu_s")}
     assert result.meta == {"model_id": "hashing-16", "embedded": 1, "cache_hits": 1}
+    assert spent["parser_cpu_s"] == 0.0 and 0.0 <= spent["embedder_cpu_s"] < 1.0  # one text
     urls, matrix = load_crawl_vectors(db, "c1")
     assert urls == ["http://s.test/a", "http://s.test/b"]
     assert matrix.dtype == np.float32 and matrix.shape == (2, 16)
