@@ -18,6 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 DEFAULT_MODEL = "bundled:all-MiniLM-L6-v2"
+DEVICE_ENV = "LINKPIPE_DEVICE"  # "auto" (default), "cpu", "cuda", "cuda:1", any torch device
+BATCH_SIZES = {"cpu": 32, "cuda": 256}  # texts a call; a GPU needs large batches to be busy
 ProgressFn = Callable[[int, int], None]
 Vectors = NDArray[np.float32]
 """One L2-normalised float32 row per text."""
@@ -58,18 +60,36 @@ def resolve_model_path(model: str) -> str:
     return model
 
 
+def resolve_device(device: str | None = None) -> str:
+    """The torch device to embed on: ``device``, else ``$LINKPIPE_DEVICE``, else ``auto``;
+    ``auto`` is the first CUDA GPU when torch sees one, else the CPU. Resolved in the process
+    that loads the model (a shard worker), never before it forks."""
+    chosen = (device or os.environ.get(DEVICE_ENV, "") or "auto").strip().lower()
+    if chosen != "auto":
+        return chosen
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 class SentenceTransformerEmbedder:
-    """sentence-transformers on the CPU, batching texts of similar length together.
+    """sentence-transformers on a GPU when there is one (see :func:`resolve_device`), else the
+    CPU, batching texts of similar length together.
 
     The model is loaded when first needed (a vector to compute, or its dimension): a refresh
-    whose texts are all in the embedding cache never loads it (about 5 CPU-s a process)."""
+    whose texts are all in the embedding cache never loads it (about 5 CPU-s a process). The
+    cache key is (text hash, model id), not the device: a GPU's vectors differ from the CPU's
+    in the last bits only."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32, device: str = "cpu"):
-        self.name, self.path, self.device = model, resolve_model_path(model), device
+    def __init__(
+        self, model: str = DEFAULT_MODEL, batch_size: int | None = None, device: str | None = None
+    ):
+        self.name, self.path, self.requested = model, resolve_model_path(model), device
         # The model id is the cache key: the name the user gave (a path stays a path).
         self.model_id = "sentence-transformers/all-MiniLM-L6-v2" if self.path != model else model
-        self.batch_size = batch_size
+        self.requested_batch = batch_size
         self._loaded: Any = None
+        self.device, self.batch_size = "", batch_size or BATCH_SIZES["cpu"]
 
     @property
     def _model(self) -> Any:
@@ -83,9 +103,12 @@ class SentenceTransformerEmbedder:
             if os.path.isdir(self.path):
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
             try:
+                self.device = resolve_device(self.requested)
                 self._loaded = SentenceTransformer(self.path, device=self.device)
             except Exception as exc:  # noqa: BLE001 - any loader failure is a user-facing error
                 raise EmbeddingError(f"cannot load embedding model {self.name!r}: {exc}") from exc
+            kind = self.device.split(":")[0]
+            self.batch_size = self.requested_batch or BATCH_SIZES.get(kind, BATCH_SIZES["cpu"])
         return self._loaded
 
     @property
@@ -96,7 +119,9 @@ class SentenceTransformerEmbedder:
     @property
     def dim(self) -> int:
         """The dimension of the model's vectors."""
-        return int(self._model.get_embedding_dimension() or 0)
+        model = self._model  # sentence-transformers before 6 names it get_sentence_embedding_...
+        named = getattr(model, "get_embedding_dimension", None)
+        return int((named or model.get_sentence_embedding_dimension)() or 0)
 
     def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> Vectors:
         """Embed in length-sorted batches; report (done, total) after each batch."""
