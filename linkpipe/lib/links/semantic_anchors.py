@@ -224,10 +224,14 @@ def semantic_windows(
     ubiquitous: frozenset[str] = frozenset(),
     min_quality: float = 0.0,
     hits: np.ndarray | None = None,
+    taken: Sequence[AnchorChoice] = (),
 ) -> list[AnchorChoice]:
-    """The best windows for ``target``, at most one per sentence, best first (windows of
-    generic words never, nor of only the site's ``ubiquitous`` stems: the same set for every
-    call on ``vecs``). ``sims`` and ``hits``: the windows' cosines with the target and their
+    """The best windows for ``target``, at most one per sentence and one per text (lower
+    case; neither the text of a choice in ``taken`` nor overlapping one), best first (windows of generic words never, nor of
+    only the site's ``ubiquitous`` stems: the same set for every call on ``vecs``). A text
+    once: the alternatives are what the anchor ledger falls back on when it refuses a text
+    already linking another target on the page, and it refuses a text wherever it stands.
+    ``sims`` and ``hits``: the windows' cosines with the target and their
     :func:`term_hits` when the caller computed them for many targets at once. The search
     stops at the first window whose score is below what ``min_quality`` needs: the windows
     are visited by score, a score is never below the window's cosine, so none from there on
@@ -242,6 +246,7 @@ def semantic_windows(
     floor = QUALITY_FLOOR + QUALITY_SPAN * min_quality - 1e-3 if min_quality > 0 else -np.inf
     out: list[AnchorChoice] = []
     used_sentences: set[int] = set()
+    used_texts = {c.anchor_text.lower() for c in taken}
     for idx in _best_first(scores):
         if scores[idx] < floor:
             break
@@ -249,6 +254,9 @@ def semantic_windows(
         if s in used_sentences:
             continue
         start, end = src.tokens[i][1], src.tokens[j - 1][2]
+        text = src.text[start:end]
+        if text.lower() in used_texts or any(start < c.end and c.start < end for c in taken):
+            continue
         if idx not in vecs.generic:
             vecs.generic[idx] = is_generic_anchor(src.text[start:end])
         if vecs.generic[idx]:
@@ -262,12 +270,11 @@ def semantic_windows(
         if not vecs.formed[idx]:
             continue
         used_sentences.add(s)
+        used_texts.add(text.lower())
         scaled = float((sims[idx] - QUALITY_FLOOR) / QUALITY_SPAN)  # in float32, as the vectors
         quality = round(min(1.0, max(0.0, scaled)), 4)
         out.append(
-            AnchorChoice(
-                src.text[start:end], start, end, src.text[s:e], s, para, "semantic", quality
-            )  # fmt: skip
+            AnchorChoice(text, start, end, src.text[s:e], s, para, "semantic", quality)
         )
         if len(out) >= limit:
             break
@@ -285,13 +292,15 @@ def place_anchor_semantic(
     ubiquitous: frozenset[str] = frozenset(),
     hits: np.ndarray | None = None,
 ) -> list[AnchorChoice]:
-    """Exact mentions first, then semantic windows (never of only ``ubiquitous`` stems);
-    best first, non-overlapping. ``sims``, ``hits``: see :func:`semantic_windows`."""
+    """Exact mentions first, then semantic windows (never of only ``ubiquitous`` stems, nor
+    the text of a mention or of a better window, nor overlapping a mention); best first,
+    non-overlapping. ``sims``,
+    ``hits``: see :func:`semantic_windows`."""
     exact = exact_mentions(src, target)
     exact.sort(key=lambda c: (-c.quality, -(c.end - c.start), c.start))
     semantic = semantic_windows(
-        src, vecs, target, target_vec,
-        sims=sims, ubiquitous=ubiquitous, min_quality=min_quality, hits=hits,
+        src, vecs, target, target_vec, sims=sims, ubiquitous=ubiquitous,
+        min_quality=min_quality, hits=hits, taken=exact,
     )  # fmt: skip
     windows = [w for w in semantic if w.quality >= min_quality]
     out: list[AnchorChoice] = []

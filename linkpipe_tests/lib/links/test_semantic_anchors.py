@@ -189,3 +189,54 @@ def test_placing_in_rounds_parses_only_the_judged_sentences_in_batches_with_the_
             assert "See the brush dynamics." not in judge.cache  # no window there: never parsed
     assert results[True] == results[False]
     assert [c.anchor_text for c in results[True]["masks"]][0] == "layer masks"
+
+
+REPEATED = (
+    "Paint layer masks with a soft brush. Invert layer masks for the opposite selection. "
+    "Feather layer masks at their edges. Adjust the alpha channel of a layer."
+)
+
+
+def _repeated_source() -> SourceText:
+    bounds, start = [], 0
+    for sentence in REPEATED.split(". "):
+        end = start + len(sentence.rstrip(".")) + 1
+        bounds.append((len(bounds), start, end, "paragraph"))
+        start = end + 1
+    return SourceText(REPEATED, bounds, [])
+
+
+def test_a_pairs_alternatives_are_distinct_texts_so_the_ledger_can_fall_back() -> None:
+    from linkpipe.lib.links.anchors import AnchorLedger
+
+    src = _repeated_source()
+    windows = window_vectors(src, _vectors(src))
+    target_vec = _encode(["layer", "masks"]).sum(axis=0)
+    target_vec /= np.linalg.norm(target_vec)
+    masks = TargetProfile("/masks", [], {"layer": 1.0, "mask": 1.0})
+    # "layer masks" stands in three sentences: it is one alternative, not three (the ledger
+    # refuses a text that links another target on the page wherever the text stands)
+    found = semantic_windows(src, windows, masks, target_vec, limit=4)
+    assert [(c.anchor_text, c.start) for c in found] == [
+        ("layer masks", REPEATED.index("layer masks for")),
+        ("Paint layer masks", 0),
+        ("Feather layer masks", REPEATED.index("Feather")),
+        ("alpha channel", REPEATED.index("alpha")),
+    ]
+    # exact mentions first; windows that would repeat or overlap them give way in the search
+    named = TargetProfile("/masks", [("Layer masks", "title")], {"layer": 1.0, "mask": 1.0})
+    choices = place_anchor_semantic(src, windows, named, target_vec, min_quality=-1.0, limit=5)
+    assert [(c.anchor_text, c.start, c.source_kind) for c in choices] == [
+        ("layer masks", REPEATED.index("layer"), "title"),
+        ("layer masks", REPEATED.index("layer masks for"), "title"),
+        ("layer masks", REPEATED.index("layer masks at"), "title"),
+        ("opposite selection", REPEATED.index("opposite"), "semantic"),
+        ("alpha channel", REPEATED.index("alpha"), "semantic"),
+    ]  # before, the windows "Paint/Invert/Feather layer masks" (dropped: they overlap the
+    # mentions) took the three places of the search
+    # two targets whose best window is the same text: the second gets its next text
+    ledger = AnchorLedger(max_same_anchor_per_target=2)
+    first = ledger.pick("/s", "/masks", found)
+    second = ledger.pick("/s", "/masking", found)
+    assert first is not None and first.anchor_text == "layer masks"
+    assert second is not None and second.anchor_text == "Paint layer masks"
