@@ -20,7 +20,7 @@ import contextlib
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -400,42 +400,3 @@ def place_anchor(
             out.append(choice)
     return out[:limit]
 
-
-class AnchorLedger:
-    """The anchors placed so far on a site, so that anchors vary and never collide: one anchor
-    text links one target per source, a target gets the same phrase found for it (a window,
-    see :data:`WINDOW_KINDS`) a limited number of times, and anchors on one source never
-    overlap. A name of the target (title, H1, an anchor the site uses for it) is not limited:
-    it is how the site names the page, and giving way to a weaker phrase of the source would
-    put the link on words that do not describe the target."""
-
-    def __init__(self, max_same_anchor_per_target: int) -> None:
-        self.max_same_anchor_per_target = max_same_anchor_per_target
-        # source -> anchor text (lower case) -> the target it links to
-        self.used_anchor: dict[str, dict[str, str]] = defaultdict(dict)
-        # (target, anchor text) -> times used
-        self.anchor_uses: dict[tuple[str, str], int] = defaultdict(int)
-        # source -> spans of the anchors placed in its main text
-        self.used_spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
-
-    def pick(
-        self, source: str, target: str, choices: Sequence[AnchorChoice]
-    ) -> AnchorChoice | None:
-        """The first of ``choices`` not used for another target on the source, not a window
-        overused for this target, and not overlapping an anchor already placed on the source;
-        None if none. The choice returned counts as placed."""
-        used_here, spans = self.used_anchor[source], self.used_spans[source]
-        for choice in choices:
-            key = choice.anchor_text.lower()
-            if used_here.get(key, target) != target:
-                continue
-            overused = self.anchor_uses[(target, key)] >= self.max_same_anchor_per_target
-            if overused and choice.source_kind in WINDOW_KINDS:
-                continue
-            if any(choice.start < e and s < choice.end for s, e in spans):
-                continue
-            used_here[key] = target
-            self.anchor_uses[(target, key)] += 1
-            spans.append((choice.start, choice.end))
-            return choice
-        return None

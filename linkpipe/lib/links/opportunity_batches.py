@@ -2,9 +2,10 @@
 
 The kept pairs' numbers (score, relevance, graph component, need, direction, authority) are
 sliced from the site's arrays a batch at a time; only the anchor (one ledger over every batch,
-in order), the reason and the calibrated confidence are made pair by pair. A row object is made
-only when a reader asks for one (:class:`~linkpipe.lib.links.rows.OpportunityBatch`): at 1M
-pages a crawl keeps ~5M rows, and a row object each cost about a third of scoring's time.
+a source's pairs placed together), the reason and the calibrated confidence are made pair by
+pair. A row object is made only when a reader asks for one
+(:class:`~linkpipe.lib.links.rows.OpportunityBatch`): at 1M pages a crawl keeps ~5M rows, and
+a row object each cost about a third of scoring's time.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from linkpipe.lib.links.anchors import AnchorChoice, AnchorLedger
+from linkpipe.lib.links.anchor_ledger import AnchorLedger
+from linkpipe.lib.links.anchors import AnchorChoice
 from linkpipe.lib.links.pair_table import PairTable
 from linkpipe.lib.links.rows import (
     OPPORTUNITY_COLUMNS,
@@ -53,20 +55,72 @@ def opportunity_batches(
     config: ScoringConfig | None = None,
     size: int = OPPORTUNITY_BATCH,
 ) -> Iterator[OpportunityBatch]:
-    """The opportunity rows of the kept pairs, best first, ``size`` at a time: each batch's
-    full candidate rows are read (the caps do not depend on them), its anchors picked by one
-    :class:`~linkpipe.lib.links.anchors.AnchorLedger` that runs over every batch in order,
-    and its reasons written."""
+    """The opportunity rows of the kept pairs, a source's pairs together (best first) and the
+    sources in the order of their best pair (:func:`ledger_order`), about ``size`` at a time
+    (whole sources): each batch's full candidate rows are read (the caps do not depend on
+    them), its anchors placed by one :class:`~linkpipe.lib.links.anchor_ledger.AnchorLedger`
+    that runs over every batch, source by source, and its reasons written."""
     config = config or ScoringConfig()
     ledger = AnchorLedger(config.max_same_anchor_per_target)
-    starts = range(0, len(selection.kept), size)
-    for start, pairs in zip(starts, selection.site.table.pairs(selection.kept, size), strict=True):
-        anchors = [ledger.pick(c.source_url, c.target_url, c.anchors) for c in pairs]
-        batch = slice(start, start + size)
-        ranks, scores = selection.ranks[batch].tolist(), selection.scores[batch]
-        kept = KeptBatch(selection.kept[batch], ranks, scores, pairs, anchors)
+    order = ledger_order(selection)
+    index, ranks = selection.kept[order], selection.ranks[order]
+    sources = selection.site.table.source[index]
+    rows = selection.site.table.pairs(index, size)
+    for start, pairs in whole_sources(rows, sources):
+        anchors = _place(ledger, pairs)
+        batch = slice(start, start + len(pairs))
+        scores = [selection.scores[i] for i in order[batch].tolist()]
+        kept = KeptBatch(index[batch], ranks[batch].tolist(), scores, pairs, anchors)
         columns = batch_columns(selection, kept, facts, decisions or {}, config)
         yield OpportunityBatch({name: columns[name] for name in OPPORTUNITY_COLUMNS})
+
+
+def ledger_order(selection: Selection) -> NDArray[np.int64]:
+    """Positions of ``selection.kept`` with each source's pairs together, best first, and the
+    sources in the order of their best pair: the anchor ledger sees every pair of a page at
+    once, and the best pages still come first for what sources share (a target's limit on
+    one found phrase)."""
+    count = len(selection.kept)
+    position = np.arange(count, dtype=np.int64)
+    if not count:
+        return position
+    source = selection.site.table.source[selection.kept]
+    first = np.full(int(source.max()) + 1, count, dtype=np.int64)
+    np.minimum.at(first, source, position)
+    order: NDArray[np.int64] = np.lexsort((position, first[source]))
+    return order
+
+
+def whole_sources(
+    rows: Iterator[list[CandidatePair]], sources: NDArray[np.int32]
+) -> Iterator[tuple[int, list[CandidatePair]]]:
+    """(position of the first, rows) of ``rows``' batches regrouped so that a source's rows
+    (consecutive, ``sources`` giving each row's source) are never split between two."""
+    start, held = 0, []
+    for batch in rows:
+        held += batch
+        end = start + len(held)
+        cut = len(held)
+        if end < len(sources):  # the last source may go on in the next batch
+            while cut > 0 and sources[start + cut - 1] == sources[end]:
+                cut -= 1
+        if cut:
+            yield start, held[:cut]
+            start, held = start + cut, held[cut:]
+    if held:
+        yield start, held
+
+
+def _place(ledger: AnchorLedger, pairs: list[CandidatePair]) -> list[AnchorChoice | None]:
+    """The anchor of each pair (consecutive pairs of a source placed together)."""
+    anchors: list[AnchorChoice | None] = []
+    start = 0
+    for end in range(1, len(pairs) + 1):
+        if end == len(pairs) or pairs[end].source_url != pairs[start].source_url:
+            group = [(c.target_url, c.anchors) for c in pairs[start:end]]
+            anchors += ledger.place_source(pairs[start].source_url, group)
+            start = end
+    return anchors
 
 
 def score_opportunities(

@@ -221,9 +221,11 @@ def suggestable(
     config: ScoringConfig,
 ) -> tuple[NDArray[np.int64], list[CannibalisationPair]]:
     """(indices of the pairs that may be suggested, best first; the cannibalisation pairs):
-    not linked in content, not rejected, not near-twins, relevant enough."""
+    not linked in content, not rejected, not near-twins, relevant enough, from a source with
+    prose (a page of code listings alone has no sentence to put a link in)."""
     table = site.table
-    open_ = ~table.linked & ~_rejected(table, decisions)
+    prose = np.array([facts[u].has_prose if u in facts else True for u in table.urls], dtype=bool)
+    open_ = ~table.linked & ~_rejected(table, decisions) & prose[table.source]
     twins = np.zeros(len(table), dtype=np.bool_)
     cannibal: dict[tuple[str, str], CannibalisationPair] = {}
     for i in np.flatnonzero(open_ & (table.semantic_sim >= config.cannibal_similarity)).tolist():

@@ -52,6 +52,7 @@ class PageFacts:
     link_score: float = 0.0
     is_orphan: bool = False
     is_deep: bool = False
+    has_prose: bool = True  # a sentence of its main text can hold a link (not code alone)
     business_value: float = 0.0  # 0..1 from imports (clicks, conversions, priority lists)
     value_notes: list[str] = field(default_factory=list)  # why it has that value, in words
 

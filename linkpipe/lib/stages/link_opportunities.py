@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
 from linkpipe.lib.hashing import DEFAULT_SHARDS, library_code_digest
+from linkpipe.lib.links.anchors import LINKABLE_BLOCKS
 from linkpipe.lib.links.pair_table import PairTable, RowReader
 from linkpipe.lib.links.rows import (
     CandidatePair,
@@ -116,8 +117,10 @@ def _export_rows(
 
 
 def load_page_facts(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, PageFacts]:
-    """What scoring knows of each indexable page: type, link metrics and business value."""
-    page_rows = fetch_dicts(con, "read/select_page_facts", [crawl_id])
+    """What scoring knows of each indexable page: type, link metrics, business value and
+    whether its main text has a sentence a link can go in (:data:`LINKABLE_BLOCKS`)."""
+    params = [crawl_id, list(LINKABLE_BLOCKS), crawl_id]
+    page_rows = fetch_dicts(con, "read/select_page_facts", params)
     values = load_business_values(con, [r["url"] for r in page_rows])
     facts = {}
     for r in page_rows:
@@ -130,6 +133,7 @@ def load_page_facts(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, 
             link_score=r["link_score"],
             is_orphan=r["is_orphan"],
             is_deep=r["is_deep"],
+            has_prose=r["has_prose"],
             business_value=value.value,
             value_notes=value.notes,
         )
@@ -197,6 +201,7 @@ def materialize_link_opportunities(
             "in_sentence": made.in_sentence,
             "confidence_at_least_0_5": made.confident,
             "pages_with_business_value": sum(f.business_value > 0 for f in facts.values()),
+            "pages_without_prose": sum(not f.has_prose for f in facts.values()),
             "weights": f"{scores.weights.method}: {scores.weights.reason}",
             "scoring_weights": scores.weights.record(),
         },
@@ -224,8 +229,8 @@ class OpportunityFrames:
         return made
 
     def add(self, batch: OpportunityBatch) -> None:
-        """One batch's rows (best first: a stable sort keeps the first of equal scores; only
-        a batch's own five best can be among the five best so far)."""
+        """One batch's rows (a stable sort keeps the first of equal scores, in the order the
+        rows come; only a batch's own five best can be among the five best so far)."""
         if not len(batch):
             return
         columns = batch.columns

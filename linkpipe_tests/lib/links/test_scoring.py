@@ -6,7 +6,11 @@ import polars as pl
 import pytest
 
 from linkpipe.lib.links.anchors import AnchorChoice
-from linkpipe.lib.links.opportunity_batches import opportunity_batches, score_opportunities
+from linkpipe.lib.links.opportunity_batches import (
+    ledger_order,
+    opportunity_batches,
+    score_opportunities,
+)
 from linkpipe.lib.links.rows import (
     OPPORTUNITY_COLUMNS,
     CandidatePair,
@@ -157,7 +161,8 @@ def test_same_anchor_never_for_two_targets_and_varied_per_target():
 
 def test_rows_made_batch_by_batch_are_the_rows_made_at_once():
     # one ledger runs over every batch: the phrase "old posts" is used up for /b by the best
-    # pair (first batch), so the pair of /c in a later batch takes its alternative, as at once
+    # pair (first batch), so the pair of /c in a later batch takes its alternative, as at once;
+    # a batch holds whole sources (/a's two pairs together), the sources by their best pair
     pairs = [
         cand("/a", "/b", anchor="old posts"),
         cand("/c", "/b", anchor="old posts", sim=0.68, alts=[alt("archived posts", 40)]),
@@ -168,8 +173,11 @@ def test_rows_made_batch_by_batch_are_the_rows_made_at_once():
     at_once, _ = score_opportunities(pairs, FACTS, config=cfg)
     selection = select_opportunities(pairs, FACTS, config=cfg)
     batches = list(opportunity_batches(selection, FACTS, config=cfg, size=1))
-    assert [len(b) for b in batches] == [1] * len(at_once) and len(at_once) == 4
+    assert [len(b) for b in batches] == [2, 1, 1] and len(at_once) == 4
     assert [r.record() for b in batches for r in b] == [r.record() for r in at_once]
+    assert [(r.source_url, r.target_url) for r in at_once] == [
+        ("/a", "/b"), ("/a", "/c"), ("/c", "/b"), ("/g", "/b"),
+    ]  # fmt: skip
     anchors = {(r.source_url, r.target_url): r.anchor_text for r in at_once}
     assert anchors == {
         ("/a", "/b"): "old posts",
@@ -177,7 +185,8 @@ def test_rows_made_batch_by_batch_are_the_rows_made_at_once():
         ("/g", "/b"): None,
         ("/a", "/c"): None,  # "old posts" on /a already links /b
     }
-    assert selection.ranks.tolist() == [r.rank for r in at_once]
+    assert selection.ranks[ledger_order(selection)].tolist() == [r.rank for r in at_once]
+    assert [r.rank for r in at_once] == [1, 2, 1, 1]
 
 
 def test_a_name_of_the_target_is_not_given_up_for_a_weaker_phrase_when_used_often():
@@ -243,9 +252,10 @@ def test_a_batch_column_holds_what_its_pair_gives_row_by_row():
     ]
     selection = select_opportunities(pairs, FACTS)
     batches = list(opportunity_batches(selection, FACTS, size=2))
-    assert [len(b) for b in batches] == [2, 2]
+    assert [len(b) for b in batches] == [2, 2]  # /a's two pairs, then /c's and /g's
     site, by_pair = selection.site, {(c.source_url, c.target_url): c for c in pairs}
-    for n, i in enumerate(selection.kept.tolist()):
+    order = ledger_order(selection)
+    for n, i in enumerate(selection.kept[order].tolist()):
         columns = batches[n // 2].columns
         at = n % 2
         source, target = columns["source_url"][at], columns["target_url"][at]
@@ -254,7 +264,7 @@ def test_a_batch_column_holds_what_its_pair_gives_row_by_row():
             target,
         )
         score = round(float(site.score[i]), 6)
-        assert columns["score"][at] == score and columns["rank"][at] == selection.ranks[n]
+        assert columns["score"][at] == score and columns["rank"][at] == selection.ranks[order[n]]
         assert columns["relevance"][at] == round(float(site.relevance[i]), 6)
         assert columns["graph_score"][at] == round(float(site.graph[i]), 6)
         assert columns["source_authority"][at] == round(float(site.authority[i]), 6)
@@ -267,3 +277,22 @@ def test_a_batch_column_holds_what_its_pair_gives_row_by_row():
         assert columns["reason"][at] == reason
         assert columns["source_type"][at] == FACTS[source].page_type
         assert columns["target_type"][at] == FACTS[target].page_type
+
+
+def test_a_source_without_prose_gets_no_suggestion_and_leaves_the_targets_cap_to_others():
+    # /a is code listings alone (no sentence of a paragraph, list, quote or table): an editor
+    # has nowhere to put the link, so its pairs give way to /c's within /b's cap of one
+    pairs = [cand("/a", "/b", sim=0.9), cand("/c", "/b", anchor="old posts", sim=0.7)]
+    cfg = ScoringConfig(max_per_target=1)
+    rows, _ = score_opportunities(pairs, FACTS, config=cfg)
+    assert [(r.source_url, r.target_url, r.anchor_text) for r in rows] == [
+        ("/a", "/b", None)
+    ]  # a page with prose by default: the better pair takes the cap
+    code_only = FACTS | {"/a": replace(FACTS["/a"], has_prose=False)}
+    rows, _ = score_opportunities(pairs, code_only, config=cfg)
+    assert [(r.source_url, r.target_url, r.anchor_text) for r in rows] == [
+        ("/c", "/b", "old posts")
+    ]
+    # the pairs of /a still count for the site's calibration and weights: only suggestions go
+    selection = select_opportunities(pairs, code_only, config=cfg)
+    assert len(selection.site.table) == 2

@@ -207,7 +207,7 @@ def _repeated_source() -> SourceText:
 
 
 def test_a_pairs_alternatives_are_distinct_texts_so_the_ledger_can_fall_back() -> None:
-    from linkpipe.lib.links.anchors import AnchorLedger
+    from linkpipe.lib.links.anchor_ledger import AnchorLedger
 
     src = _repeated_source()
     windows = window_vectors(src, _vectors(src))

@@ -4,6 +4,7 @@ new editor's decision is a new input of the opportunities."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import duckdb
@@ -127,12 +128,32 @@ def test_rows_read_for_the_kept_pairs_only_give_the_same_rows(tmp_path, fake_mod
     eager = score_site(full, facts, decisions).opportunities
     lazy = score_site(table, facts, decisions)
     assert [r.record() for r in lazy.opportunities] == [r.record() for r in eager]
+    per_source = Counter(r.source_url for r in eager)
     for size in (1, 7):  # read back from the database batch by batch, in order
         batches = list(lazy.batches(size))
-        assert {len(b) for b in batches[:-1]} == {size} and 0 < len(batches[-1]) <= size
         assert [r.record() for b in batches for r in b] == [r.record() for r in eager]
+        sources = [{r.source_url for r in b} for b in batches]  # whole sources, never split
+        assert sum(len(s) for s in sources) == len(per_source) > 1
+        for batch, held in zip(batches, sources, strict=True):
+            assert len(batch) == sum(per_source[s] for s in held)
+            assert len(batch) < size + max(per_source[s] for s in held)
     assert not list(tmp_path.glob(".linkpipe-*"))  # the export's and the spilled files are gone
     assert sum(r.anchor_text is not None for r in eager) > 20
+    # a source whose main text became code listings alone has no suggestion left
+    source = eager[0].source_url
+    assert all(f.has_prose for f in facts.values())
+    with open_db(db) as con:
+        con.execute(
+            "UPDATE page_sentences SET block_kind = 'preformatted' WHERE crawl_id = 'c1' AND "
+            "url = ? AND block_kind <> 'heading'",
+            [source],
+        )
+        code_only = load_page_facts(con, "c1")
+    assert not code_only[source].has_prose
+    assert sum(not f.has_prose for f in code_only.values()) == 1
+    rescored = score_site(full, code_only, decisions).opportunities
+    assert source not in {r.source_url for r in rescored}
+    assert {r.source_url for r in rescored} == {r.source_url for r in eager} - {source}
     stored = _rows(db, "link_opportunities", "c1")
     assert sorted((r.source_url, r.target_url, r.rank) for r in eager) == sorted(
         row[:3] for row in stored
