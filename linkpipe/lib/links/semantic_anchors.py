@@ -227,15 +227,16 @@ def semantic_windows(
     taken: Sequence[AnchorChoice] = (),
 ) -> list[AnchorChoice]:
     """The best windows for ``target``, at most one per sentence and one per text (lower
-    case; neither the text of a choice in ``taken`` nor overlapping one), best first (windows of generic words never, nor of
-    only the site's ``ubiquitous`` stems: the same set for every call on ``vecs``). A text
-    once: the alternatives are what the anchor ledger falls back on when it refuses a text
-    already linking another target on the page, and it refuses a text wherever it stands.
-    ``sims`` and ``hits``: the windows' cosines with the target and their
-    :func:`term_hits` when the caller computed them for many targets at once. The search
-    stops at the first window whose score is below what ``min_quality`` needs: the windows
-    are visited by score, a score is never below the window's cosine, so none from there on
-    could reach ``min_quality`` (their sentences are not parsed for nothing)."""
+    case; neither the text of a choice in ``taken`` nor overlapping one), best first
+    (windows of generic words never, nor of only the site's ``ubiquitous`` stems: the same
+    set for every call on ``vecs``). A text once: the alternatives are what the anchor ledger
+    falls back on when it refuses a text already linking another target on the page, and it
+    refuses a text wherever it stands. ``sims`` and ``hits``: the windows' cosines with the
+    target and their :func:`term_hits` when the caller computed them for many targets at
+    once. The search stops at the first window whose score is below what ``min_quality``
+    needs: the windows are visited by score, a score is never below the window's cosine, so
+    none from there on could reach ``min_quality`` (their sentences are not parsed for
+    nothing)."""
     if not vecs.windows:
         return []
     if sims is None:
@@ -258,7 +259,7 @@ def semantic_windows(
         if text.lower() in used_texts or any(start < c.end and c.start < end for c in taken):
             continue
         if idx not in vecs.generic:
-            vecs.generic[idx] = is_generic_anchor(src.text[start:end])
+            vecs.generic[idx] = is_generic_anchor(text)
         if vecs.generic[idx]:
             continue
         if idx not in vecs.common:
@@ -294,8 +295,7 @@ def place_anchor_semantic(
 ) -> list[AnchorChoice]:
     """Exact mentions first, then semantic windows (never of only ``ubiquitous`` stems, nor
     the text of a mention or of a better window, nor overlapping a mention); best first,
-    non-overlapping. ``sims``,
-    ``hits``: see :func:`semantic_windows`."""
+    non-overlapping. ``sims``, ``hits``: see :func:`semantic_windows`."""
     exact = exact_mentions(src, target)
     exact.sort(key=lambda c: (-c.quality, -(c.end - c.start), c.start))
     semantic = semantic_windows(
