@@ -158,7 +158,10 @@ def evaluate_crawl(
     quality = anchor_quality(rows, crawl.texts)
     for method, values in metrics.items():
         values["well_formed"] = quality.share if method == "linkpipe" else None
+        values["in_sentence"] = None
+    shown = metrics["linkpipe"]["suggestions"]
     metrics["linkpipe"]["in_sentence_anchors"] = quality.anchors
+    metrics["linkpipe"]["in_sentence"] = quality.anchors / shown if shown else None
     candidates = {
         (paths(c.source_url), paths(c.target_url))
         for c in crawl.candidates

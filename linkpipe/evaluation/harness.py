@@ -42,8 +42,9 @@ from linkpipe.lib.storage import crawl_row, open_db
 # linkpipe-defaults: the same candidates scored with the configured weights, not the learned ones
 METHODS = ("linkpipe", "linkpipe-defaults", "tfidf", "title+tfidf", "cocitation")
 COLUMNS: tuple[str, ...] = ("recall@1", "recall@5", "recall@10", "precision@1", "precision@10")
-# well_formed: the share of linkpipe's in-sentence anchors that are well-formed phrases
-COLUMNS += ("anchor_overlap", "repeat_share", "well_formed")
+# well_formed: the share of linkpipe's in-sentence anchors that are well-formed phrases;
+# in_sentence: the share of linkpipe's suggestions placed in a sentence (the rest: "add one")
+COLUMNS += ("anchor_overlap", "repeat_share", "well_formed", "in_sentence")
 
 Log = Callable[[str], None]
 

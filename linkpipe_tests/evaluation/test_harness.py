@@ -68,6 +68,9 @@ def test_eval_run_on_the_demo_site(tmp_path, capsys):
     assert isinstance(linkpipe["recall@10"], float) and 0.0 <= linkpipe["recall@10"] <= 1.0
     assert 0.0 <= linkpipe["anchor_overlap"] <= 1.0
     assert run["metrics"]["tfidf"]["anchor_overlap"] is None
+    assert 0 < linkpipe["in_sentence_anchors"] <= linkpipe["suggestions"]
+    assert linkpipe["in_sentence"] == linkpipe["in_sentence_anchors"] / linkpipe["suggestions"]
+    assert run["metrics"]["tfidf"]["in_sentence"] is None
     assert 0.0 <= run["metrics"]["linkpipe-defaults"]["anchor_overlap"] <= 1.0
     for pair in run["pairs"]:
         assert pair["source"] != pair["target"] and pair["link_texts"]
