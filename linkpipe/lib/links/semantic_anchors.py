@@ -214,6 +214,25 @@ def _best_first(scores: np.ndarray, head: int = 64) -> Iterator[int]:
     yield from rest[np.argsort(-scores[rest])].tolist()
 
 
+def _placeable(src: SourceText, vecs: WindowVectors, idx: int, ubiquitous: frozenset[str]) -> bool:
+    """Whether window ``idx`` may be an anchor: not generic words, not only the site's
+    ``ubiquitous`` stems, a well-formed phrase (each verdict cached on ``vecs``, the parse
+    judged last)."""
+    i, j, _, s, e = vecs.windows[idx]
+    start, end = src.tokens[i][1], src.tokens[j - 1][2]
+    if idx not in vecs.generic:
+        vecs.generic[idx] = is_generic_anchor(src.text[start:end])
+    if vecs.generic[idx]:
+        return False
+    if idx not in vecs.common:
+        vecs.common[idx] = only_ubiquitous(src, i, j, ubiquitous)
+    if vecs.common[idx]:
+        return False
+    if idx not in vecs.formed:
+        vecs.formed[idx] = src.well_formed(start, end, s, e)
+    return vecs.formed[idx]
+
+
 def semantic_windows(
     src: SourceText,
     vecs: WindowVectors,
@@ -258,25 +277,13 @@ def semantic_windows(
         text = src.text[start:end]
         if text.lower() in used_texts or any(start < c.end and c.start < end for c in taken):
             continue
-        if idx not in vecs.generic:
-            vecs.generic[idx] = is_generic_anchor(text)
-        if vecs.generic[idx]:
-            continue
-        if idx not in vecs.common:
-            vecs.common[idx] = only_ubiquitous(src, i, j, ubiquitous)
-        if vecs.common[idx]:
-            continue
-        if idx not in vecs.formed:
-            vecs.formed[idx] = src.well_formed(start, end, s, e)
-        if not vecs.formed[idx]:
+        if not _placeable(src, vecs, idx, ubiquitous):
             continue
         used_sentences.add(s)
         used_texts.add(text.lower())
         scaled = float((sims[idx] - QUALITY_FLOOR) / QUALITY_SPAN)  # in float32, as the vectors
         quality = round(min(1.0, max(0.0, scaled)), 4)
-        out.append(
-            AnchorChoice(text, start, end, src.text[s:e], s, para, "semantic", quality)
-        )
+        out.append(AnchorChoice(text, start, end, src.text[s:e], s, para, "semantic", quality))
         if len(out) >= limit:
             break
     return out
