@@ -52,4 +52,4 @@ def crawl_and_run(
     materialize_site_models(db, crawl_id)
     for shard in range(DEFAULT_SHARDS):
         materialize_candidate_pairs(db, crawl_id, shard, model)
-    materialize_link_opportunities(db, crawl_id)
+    materialize_link_opportunities(db, crawl_id, model)

@@ -202,7 +202,7 @@ def link_opportunities(
 ) -> dg.MaterializeResult[None]:
     """Filtered, scored and capped suggestions with anchor, sentence, offsets and reason."""
     crawl_id = context.partition_key
-    result = materialize_link_opportunities(settings.db_path, crawl_id)
+    result = materialize_link_opportunities(settings.db_path, crawl_id, settings.model)
     scores = ("read/select_score_histogram", [crawl_id], "score", "suggestions")
     return _output(result, duckdb, scores)
 

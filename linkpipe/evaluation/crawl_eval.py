@@ -21,10 +21,11 @@ from linkpipe.evaluation.metrics import (
     evaluate_rankings,
     recall_ceiling,
 )
+from linkpipe.lib.links.opportunity_batches import Placer
 from linkpipe.lib.links.rows import CandidatePair, LinkOpportunity
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
-from linkpipe.lib.stages.link_opportunities import load_candidates, load_page_facts
+from linkpipe.lib.stages.link_opportunities import kept_anchors, load_candidates, load_page_facts
 from linkpipe.lib.storage import fetch_dicts, open_db
 
 EVAL_SCORING = ScoringConfig(max_per_source=10, max_per_target=10**6)
@@ -40,10 +41,13 @@ class EvalCrawl:
     texts: dict[str, str]  # main text of the indexable pages
     content: dict[str, set[str]]  # source -> targets linked in content
     candidates: list[CandidatePair]
+    placer: Placer | None = None  # places the kept pairs' windows, as link_opportunities does
 
 
-def load_crawl(db: Path, crawl_id: str) -> EvalCrawl:
-    """The pages, texts, content links and candidates of a crawl partition."""
+def load_crawl(db: Path, crawl_id: str, model: str) -> EvalCrawl:
+    """The pages, texts, content links and candidates of a crawl partition, with the placer
+    of its kept pairs (``model``: the crawl's embedding model), which keeps what it placed
+    for the next scoring."""
     with open_db(db) as con:
         facts = load_page_facts(con, crawl_id)
         summaries = fetch_dicts(con, "read/select_site_pages_for_candidates", [crawl_id])
@@ -54,7 +58,9 @@ def load_crawl(db: Path, crawl_id: str) -> EvalCrawl:
         if e["position"] == "content":
             content[e["source_url"]].add(e["resolved_url"])
     texts = {s["url"]: s["main_text"] or "" for s in summaries if s["url"] in facts}
-    return EvalCrawl(facts, texts, content, candidates)
+    placer = kept_anchors(db, crawl_id, model, reuse=True)
+    placer.remember = True
+    return EvalCrawl(facts, texts, content, candidates, placer)
 
 
 def linkpipe_rankings(
@@ -141,9 +147,9 @@ def evaluate_crawl(
     still_linked = html_linked | pipeline_linked
     truth = ev.ground_truth(removed, still_linked, view.indexable)
     config = config or EVAL_SCORING
-    rows = score_site(crawl.candidates, crawl.facts, {}, config).opportunities
+    rows = score_site(crawl.candidates, crawl.facts, {}, config, crawl.placer).opportunities
     fixed = replace(config, learn_weights=False)
-    defaults = score_site(crawl.candidates, crawl.facts, {}, fixed).opportunities
+    defaults = score_site(crawl.candidates, crawl.facts, {}, fixed, crawl.placer).opportunities
     rankings = {
         "linkpipe": paths.rankings(rankings_of(rows)),
         "linkpipe-defaults": paths.rankings(rankings_of(defaults)),

@@ -38,6 +38,7 @@ from linkpipe.evaluation.sites import DEBIAN_SITES, EvalSite, copy_site, ensure_
 from linkpipe.lib.links.scoring_config import ScoringConfig
 from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import crawl_row, open_db
+from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
 
 # linkpipe-defaults: the same candidates scored with the configured weights, not the learned ones
 METHODS = ("linkpipe", "linkpipe-defaults", "tfidf", "title+tfidf", "cocitation")
@@ -100,9 +101,12 @@ class StoredEval:
         return evaluate_crawl(self.crawl, self.paths, self.removed, self.html_linked, config)
 
 
-def load_stored_eval(site: EvalSite | Path, db: Path, seed: int, fraction: float) -> StoredEval:
-    """Crawl ``eval-s<seed>`` already in ``db`` with its removal rebuilt (it is deterministic), to
-    evaluate again without running the graph, e.g. with other scoring weights."""
+def load_stored_eval(
+    site: EvalSite | Path, db: Path, seed: int, fraction: float, model: str = DEFAULT_MODEL
+) -> StoredEval:
+    """Crawl ``eval-s<seed>`` already in ``db`` (made with ``model``) with its removal rebuilt
+    (it is deterministic), to evaluate again without running the graph, e.g. with other
+    scoring weights."""
     crawl_id = f"eval-s{seed}"
     with open_db(db, read_only=True) as con:
         row = crawl_row(con, crawl_id)
@@ -110,7 +114,7 @@ def load_stored_eval(site: EvalSite | Path, db: Path, seed: int, fraction: float
         raise ValueError(f"{db} has no crawl {crawl_id!r}: run `linkpipe eval` first")
     with tempfile.TemporaryDirectory(prefix="linkpipe-eval-") as tmp:
         removed, pages, html_linked = prepare_copy(site, Path(tmp) / "site", fraction, seed)
-    crawl = load_crawl(db, crawl_id)
+    crawl = load_crawl(db, crawl_id, model)
     served = urlsplit(row["start_url"])  # the copy's root: the start page may lie deeper
     base_url = f"{served.scheme}://{served.netloc}"
     return StoredEval(crawl, PathMap(base_url, pages), removed, html_linked)
@@ -140,7 +144,7 @@ def run_seed(
             run_graph(db, crawl_id, model, on_step=lambda step: log(f"seed {seed}: {step}"))
         times["pipeline_s"] = time.perf_counter() - started
         started = time.perf_counter()
-        crawl = load_crawl(db, crawl_id)
+        crawl = load_crawl(db, crawl_id, model)
         metrics, pairs, counts = evaluate_crawl(
             crawl, PathMap(served.base_url, pages), removed, html_linked
         )

@@ -33,10 +33,18 @@ _FRESH_VIEW = "_linkpipe_fresh"
 # crawl-keyed tables an update copies whole again: small, and written outside runs (a crawl's
 # status; `linkpipe whatif`)
 ALWAYS_AGAIN = frozenset({"crawls", "crawl_runs", "whatif_pages"})
-# caches of vectors and parses and the candidate step's digests of each source (the
-# bookkeeping of its reuse), not data to analyse; the schema marker (the new copy has it)
+# caches of vectors and parses, the candidate step's digests of each source and the kept
+# pairs' placements by key (the bookkeeping of reuse), not data to analyse; the schema marker
+# (the new copy has it)
 _NOT_PUBLISHED = frozenset(
-    {"embedding_cache", "parse_cache", "crawl_parses", "candidate_sources", "linkpipe_schema"}
+    {
+        "embedding_cache",
+        "parse_cache",
+        "crawl_parses",
+        "candidate_sources",
+        "kept_placements",
+        "linkpipe_schema",
+    }
 )
 
 

@@ -41,6 +41,7 @@ CRAWL_TABLES = frozenset(
         "ann_indexes",
         "link_opportunities",
         "opportunity_inputs",
+        "kept_placements",
         "graph_inputs",
         "cluster_inputs",
         "cannibalisation_pairs",

@@ -294,6 +294,23 @@ CREATE TABLE IF NOT EXISTS cluster_inputs (
     digest VARCHAR NOT NULL
 );
 
+-- The full placements (names and windows, best first) of the pairs a crawl's scoring kept, by
+-- anchor key (lib/stages/kept_anchors.py). The candidate step places names only; a later
+-- crawl's kept pair of the same key takes these instead of placing its windows again.
+CREATE TABLE IF NOT EXISTS kept_placements (
+    crawl_id VARCHAR NOT NULL,
+    anchor_key VARCHAR NOT NULL,
+    anchor_text VARCHAR,
+    anchor_start INTEGER,
+    anchor_end INTEGER,
+    anchor_source VARCHAR,
+    anchor_quality DOUBLE,
+    sentence VARCHAR,
+    sentence_start INTEGER,
+    paragraph_idx INTEGER,
+    anchor_alternatives JSON
+);
+
 -- The digest of everything a crawl's link_opportunities, cannibalisation_pairs and
 -- scoring_weights were computed from (every shard's candidate_inputs digest, page facts,
 -- editors' decisions, scoring settings, code): a later crawl of the same digest copies those

@@ -390,13 +390,31 @@ def place_anchor(
 ) -> list[AnchorChoice]:
     """Anchor choices for one (source, target) pair, best first; empty when none fits
     (``ubiquitous``: the site's ubiquitous stems, see :func:`best_windows`)."""
-    exact = exact_mentions(src, target)
-    exact.sort(key=lambda c: (-c.quality, -(c.end - c.start), c.start))
+    exact = sorted_names(src, target)
     found = best_windows(src, target, limit=limit, ubiquitous=ubiquitous)
     windows = [w for w in found if w.quality >= min_quality]
+    return non_overlapping(exact + windows)[:limit]
+
+
+def sorted_names(src: SourceText, target: TargetProfile) -> list[AnchorChoice]:
+    """The target's :func:`exact_mentions`, best first (quality, then longer, then earlier)."""
+    exact = exact_mentions(src, target)
+    exact.sort(key=lambda c: (-c.quality, -(c.end - c.start), c.start))
+    return exact
+
+
+def non_overlapping(choices: list[AnchorChoice]) -> list[AnchorChoice]:
+    """``choices`` in order, but each that overlaps an earlier one."""
     out: list[AnchorChoice] = []
-    for choice in exact + windows:
+    for choice in choices:
         if all(choice.end <= c.start or choice.start >= c.end for c in out):
             out.append(choice)
-    return out[:limit]
+    return out
+
+
+def place_names(src: SourceText, target: TargetProfile, limit: int = 3) -> list[AnchorChoice]:
+    """The placements of a pair on the target's names alone: what :func:`place_anchor` and
+    :func:`~linkpipe.lib.links.semantic_anchors.place_anchor_semantic` place first, without
+    the windows (the candidate step's: see :mod:`~linkpipe.lib.links.placement`)."""
+    return non_overlapping(sorted_names(src, target))[:limit]
 

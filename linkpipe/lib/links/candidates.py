@@ -1,78 +1,23 @@
 """Candidate pairs for a shard of source pages: the targets retrieval finds (see
-:mod:`retrieval`), joined with TF-IDF, link-graph evidence and the best anchor placement."""
+:mod:`retrieval`), joined with TF-IDF, link-graph evidence and anchor placements (see
+:mod:`placement`: the candidate step places names only)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence, Set
-from dataclasses import dataclass, replace
-
-import numpy as np
+from collections.abc import Mapping, Set
+from dataclasses import replace
 
 from linkpipe.lib.links import anchor_reuse
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
-from linkpipe.lib.links.anchors import (
-    AnchorChoice,
-    SourceText,
-    name_quality,
-    place_anchor,
-)
-from linkpipe.lib.links.long_sources import is_long, iter_parts, merge_choices
-from linkpipe.lib.links.parse_rounds import place_in_rounds
+from linkpipe.lib.links.anchors import AnchorChoice, SourceText, name_quality
+from linkpipe.lib.links.placement import make_plan, place_plans
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair
-from linkpipe.lib.links.semantic_anchors import (
-    EncodeFn,
-    TokenVectors,
-    WindowVectors,
-    encode_sources,
-    place_anchor_semantic,
-    term_hits,
-    window_vectors,
-)
+from linkpipe.lib.links.semantic_anchors import EncodeFn, TokenVectors
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.vectors.ann import AnnIndex
 
 EMPTY: frozenset[str] = frozenset()
-
-# Sources placed together, their judged sentences parsed in shared batches: at most this many,
-# and at most PLACE_GROUP_WORDS tokens of them (about 60 MB of window vectors at 384 dimensions).
-PLACE_GROUP = 16
-PLACE_GROUP_WORDS = 10_000
-PlaceJob = tuple[SourceText, "Callable[[], list[AnchorChoice]]"]
-
-
-def _place(
-    site: SiteContext,
-    src: SourceText | None,
-    target: str,
-    vecs: WindowVectors | None,
-    sims: np.ndarray | None = None,
-    hits: np.ndarray | None = None,
-) -> list[AnchorChoice]:
-    """Anchor choices for one target in the source, best first (semantic with ``vecs``;
-    ``sims``, ``hits``: the windows' cosines with this target and its terms in them, computed
-    in batch)."""
-    if src is None:
-        return []
-    profile = site.profile(target)
-    if vecs is None:
-        return place_anchor(src, profile, ubiquitous=site.ubiquitous)
-    target_vec = site.vectors[site.row_of[target]]
-    return place_anchor_semantic(
-        src, vecs, profile, target_vec, sims=sims, ubiquitous=site.ubiquitous, hits=hits
-    )
-
-
-def window_sims(
-    site: SiteContext, vecs: WindowVectors | None, targets: list[str]
-) -> np.ndarray | None:
-    """Cosines of every window of a source with every target, (windows, targets), in one
-    matrix product: the window matrix is read once per source, not once per pair."""
-    if vecs is None or not vecs.windows or not targets:
-        return None
-    target_matrix = site.vectors[[site.row_of[t] for t in targets]]
-    sims: np.ndarray = vecs.matrix @ target_matrix.T
-    return sims
 
 
 def graph_signals(site: SiteContext, source: str, target: str) -> tuple[float, float]:
@@ -129,98 +74,26 @@ def candidate_rows(
     encode: EncodeFn | None = None,
     keys: Mapping[str, list[str | None]] | None = None,
     copied: Mapping[str, Set[str]] | None = None,
+    names_only: bool = False,
 ) -> list[CandidatePair]:
-    """The rows of retrieved candidates; placements of pairs whose anchor key ``reuse`` knows
-    are taken from it (``keys``: the pair keys of each source, when already computed), and
-    the pairs in ``copied`` (source -> targets whose rows the caller copies) get no row. The
-    sources with pairs left to place are placed a few at a time (:func:`_place_groups`), the
-    sentences their placements judge parsed in shared batches (memory holds the windows of one
-    group). A long source (see :mod:`long_sources`) is placed in parts, its words encoded part
-    by part with ``encode`` (lexically without); ``word_vectors`` need not hold it."""
+    """The rows of retrieved candidates with their placements (see :mod:`placement`): names
+    only (``names_only``: the candidate step's), or names and windows, semantic with
+    ``word_vectors`` (a long source's parts encoded with ``encode``), lexical without.
+    Placements of pairs whose anchor key ``reuse`` knows are taken from it (``keys``: the pair
+    keys of each source, when already computed), and the pairs in ``copied`` (source ->
+    targets whose rows the caller copies) get no row."""
     plans = []
     for item in found:
         src = texts.get(item.source)
         pairs = keys[item.source] if keys is not None else pair_keys(site, reuse, item, src)
         skip = copied.get(item.source, frozenset()) if copied is not None else frozenset()
-        known = _known_choices(pairs, reuse, [t in skip for t in item.neighbours])
-        if src is not None and is_long(src):
-            known = list(_long_source_choices(site, item, src, known, encode))
-        plans.append(_Plan(item, src, pairs, known, skip))
-    waiting = [p for p in plans if p.src is not None and any(c is None for c in p.known)]
-    for group in _place_groups(waiting):
-        _place_group(site, group, word_vectors)
+        plans.append(make_plan(item.source, src, list(item.neighbours), pairs, reuse, skip))
+    place_plans(site, plans, word_vectors, encode, names_only)
     rows: list[CandidatePair] = []
-    for p in plans:
-        choices = [() if c is None else c for c in p.known]  # no source text: no anchors
-        rows += _rows(site, p.item, choices, p.keys, p.skip)
-        rows += labelled_rows(site, p.item, p.src, p.skip)
+    for item, p in zip(found, plans, strict=True):
+        rows += _rows(site, item, [c or () for c in p.known], p.keys, p.skip)
+        rows += labelled_rows(site, item, p.src, p.skip)
     return rows
-
-
-@dataclass(slots=True)
-class _Plan:
-    """A source's retrieved pairs, their anchor keys and placements (None: still to place;
-    ``()`` for the pairs skipped)."""
-
-    item: Retrieved
-    src: SourceText | None
-    keys: list[str | None]
-    known: list[tuple[AnchorChoice, ...] | None]
-    skip: Set[str] = frozenset()  # targets whose rows are copied: neither placed nor built
-
-
-def _place_groups(plans: list[_Plan]) -> list[list[_Plan]]:
-    """``plans`` in order, cut into groups of :data:`PLACE_GROUP` sources and
-    :data:`PLACE_GROUP_WORDS` tokens at most (a source longer than that alone)."""
-    groups: list[list[_Plan]] = []
-    words = 0
-    for plan in plans:
-        size = len(plan.src.tokens) if plan.src is not None else 0
-        if not groups or len(groups[-1]) >= PLACE_GROUP or words + size > PLACE_GROUP_WORDS:
-            groups.append([])
-            words = 0
-        groups[-1].append(plan)
-        words += size
-    return groups
-
-
-def _place_group(site: SiteContext, group: list[_Plan], word_vectors: TokenVectors | None) -> None:
-    """Fill in the missing placements of a few sources, made together (see
-    :func:`place_in_rounds`): semantic with ``word_vectors``, lexical without."""
-    jobs: dict[tuple[int, int], PlaceJob] = {}
-    for n, plan in enumerate(group):
-        assert plan.src is not None
-        token_vecs = word_vectors.of(plan.item.source) if word_vectors else None
-        vecs = window_vectors(plan.src, token_vecs) if token_vecs is not None else None
-        jobs |= _placement_jobs(site, plan.src, list(plan.item.neighbours), vecs, plan.known, n)
-    placed = place_in_rounds(jobs)
-    for n, plan in enumerate(group):
-        plan.known = [tuple(placed[(n, i)]) if c is None else c for i, c in enumerate(plan.known)]
-
-
-def _placement_jobs(
-    site: SiteContext,
-    src: SourceText,
-    targets: list[str],
-    vecs: WindowVectors | None,
-    known: Sequence[tuple[AnchorChoice, ...] | None],
-    tag: int,
-) -> dict[tuple[int, int], PlaceJob]:
-    """A job per target of ``src`` whose placements are not ``known``, keyed (``tag``,
-    target's column): its anchors, semantic with ``vecs`` (lexical without)."""
-    # All targets' columns, whatever is known: a matrix product's last bits depend on its shape.
-    batch = window_sims(site, vecs, targets)
-    todo = [i for i, choice in enumerate(known) if choice is None]
-    hits = None  # integer counts: the same whatever the batch, so only for the targets to place
-    if vecs is not None and vecs.windows and todo:
-        hits = term_hits(src, [site.profile(targets[i]) for i in todo], vecs)
-
-    def job(i: int, column: int) -> Callable[[], list[AnchorChoice]]:
-        sims = batch[:, i] if batch is not None else None
-        counts = hits[:, column] if hits is not None else None
-        return lambda: _place(site, src, targets[i], vecs, sims, counts)
-
-    return {(tag, i): (src, job(i, column)) for column, i in enumerate(todo)}
 
 
 def labelled_rows(
@@ -255,30 +128,6 @@ def labelled_rows(
     return rows
 
 
-def _long_source_choices(
-    site: SiteContext,
-    item: Retrieved,
-    src: SourceText,
-    known: list[tuple[AnchorChoice, ...] | None],
-    encode: EncodeFn | None,
-) -> list[tuple[AnchorChoice, ...]]:
-    """Each target's placements in a long source, part by part (see :mod:`long_sources`);
-    ``known``: those reuse gives, None where they must be found."""
-    targets = list(item.neighbours)
-    missing = [i for i, choice in enumerate(known) if choice is None]
-    found: dict[int, list[tuple[int, list[AnchorChoice]]]] = {i: [] for i in missing}
-    for offset, part in iter_parts(src) if missing else []:
-        vecs = None
-        if encode is not None:
-            token_vecs = encode_sources({"part": part}, encode).of("part")
-            vecs = window_vectors(part, token_vecs) if token_vecs is not None else None
-        placed = place_in_rounds(_placement_jobs(site, part, targets, vecs, known, 0))
-        for i in missing:
-            found[i].append((offset, placed[(0, i)]))
-        part.forget_parses()  # a long page's sentences are not seen again: memory holds one part
-    return [merge_choices(found[i]) if c is None else c for i, c in enumerate(known)]
-
-
 def _rows(
     site: SiteContext,
     item: Retrieved,
@@ -297,18 +146,6 @@ def _rows(
     return [
         _pair(site, item, t, *item.neighbours[t], float(lex), placed, key)
         for (t, placed, key), lex in zip(kept, lexical, strict=True)
-    ]
-
-
-def _known_choices(
-    keys: list[str | None], reuse: AnchorReuse | None, skipped: list[bool] | None = None
-) -> list[tuple[AnchorChoice, ...] | None]:
-    """The placements ``reuse`` knows for each key, None where they must be computed, ``()``
-    for the pairs ``skipped`` (their rows are copied: nothing to place)."""
-    skipped = skipped or [False] * len(keys)
-    return [
-        () if skip else reuse.take(k) if reuse is not None and k is not None else None
-        for k, skip in zip(keys, skipped, strict=True)
     ]
 
 

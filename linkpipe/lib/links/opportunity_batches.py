@@ -10,7 +10,7 @@ a row object each cost about a third of scoring's time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,9 @@ from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 # Kept pairs whose full rows (placements) are read and explained at once: memory holds one
 # batch of candidate and opportunity rows, whatever the number of pairs kept.
 OPPORTUNITY_BATCH = 20_000
+# Places the windows of a batch of kept pairs (whole sources, in order) before the ledger picks
+# their anchors: the candidate step placed their names only (see links/placement.py).
+Placer = Callable[[list[CandidatePair]], list[CandidatePair]]
 
 
 @dataclass(frozen=True)
@@ -54,12 +57,14 @@ def opportunity_batches(
     decisions: dict[tuple[str, str], str] | None = None,
     config: ScoringConfig | None = None,
     size: int = OPPORTUNITY_BATCH,
+    placer: Placer | None = None,
 ) -> Iterator[OpportunityBatch]:
     """The opportunity rows of the kept pairs, a source's pairs together (best first) and the
     sources in the order of their best pair (:func:`ledger_order`), about ``size`` at a time
     (whole sources): each batch's full candidate rows are read (the caps do not depend on
-    them), its anchors placed by one :class:`~linkpipe.lib.links.anchor_ledger.AnchorLedger`
-    that runs over every batch, source by source, and its reasons written."""
+    them), their windows placed by ``placer`` (without: the rows' placements as stored), its
+    anchors picked by one :class:`~linkpipe.lib.links.anchor_ledger.AnchorLedger` that runs
+    over every batch, source by source, and its reasons written."""
     config = config or ScoringConfig()
     ledger = AnchorLedger(config.max_same_anchor_per_target)
     order = ledger_order(selection)
@@ -67,6 +72,7 @@ def opportunity_batches(
     sources = selection.site.table.source[index]
     rows = selection.site.table.pairs(index, size)
     for start, pairs in whole_sources(rows, sources):
+        pairs = placer(pairs) if placer is not None else pairs
         anchors = _place(ledger, pairs)
         batch = slice(start, start + len(pairs))
         scores = [selection.scores[i] for i in order[batch].tolist()]

@@ -28,9 +28,10 @@ from linkpipe.lib.links.anchors import (
     AnchorChoice,
     SourceText,
     TargetProfile,
-    exact_mentions,
+    non_overlapping,
     only_ubiquitous,
     sentence_token_ranges,
+    sorted_names,
 )
 from linkpipe.lib.text.lexical import is_generic_anchor
 
@@ -303,15 +304,10 @@ def place_anchor_semantic(
     """Exact mentions first, then semantic windows (never of only ``ubiquitous`` stems, nor
     the text of a mention or of a better window, nor overlapping a mention); best first,
     non-overlapping. ``sims``, ``hits``: see :func:`semantic_windows`."""
-    exact = exact_mentions(src, target)
-    exact.sort(key=lambda c: (-c.quality, -(c.end - c.start), c.start))
+    exact = sorted_names(src, target)
     semantic = semantic_windows(
         src, vecs, target, target_vec, sims=sims, ubiquitous=ubiquitous,
         min_quality=min_quality, hits=hits, taken=exact,
     )  # fmt: skip
     windows = [w for w in semantic if w.quality >= min_quality]
-    out: list[AnchorChoice] = []
-    for choice in exact + windows:
-        if all(choice.end <= c.start or choice.start >= c.end for c in out):
-            out.append(choice)
-    return out[:limit]
+    return non_overlapping(exact + windows)[:limit]

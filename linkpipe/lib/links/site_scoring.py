@@ -6,7 +6,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from linkpipe.lib.links.opportunity_batches import OPPORTUNITY_BATCH, opportunity_batches
+from linkpipe.lib.links.opportunity_batches import (
+    OPPORTUNITY_BATCH,
+    Placer,
+    opportunity_batches,
+)
 from linkpipe.lib.links.pair_table import PairTable, as_table
 from linkpipe.lib.links.rows import (
     CandidatePair,
@@ -30,6 +34,7 @@ class SiteScores:
     facts: dict[str, PageFacts]
     decisions: dict[tuple[str, str], str]
     config: ScoringConfig  # with the site's weights applied
+    placer: Placer | None = None  # places the kept pairs' windows (see opportunity_batches)
 
     @property
     def cannibalisation(self) -> list[CannibalisationPair]:
@@ -38,7 +43,9 @@ class SiteScores:
 
     def batches(self, size: int = OPPORTUNITY_BATCH) -> Iterator[OpportunityBatch]:
         """The opportunity rows, best first, ``size`` at a time (as columns)."""
-        return opportunity_batches(self.selection, self.facts, self.decisions, self.config, size)
+        return opportunity_batches(
+            self.selection, self.facts, self.decisions, self.config, size, self.placer
+        )
 
     @cached_property
     def opportunities(self) -> list[LinkOpportunity]:
@@ -62,13 +69,14 @@ def score_site(
     facts: dict[str, PageFacts],
     decisions: dict[tuple[str, str], str] | None = None,
     config: ScoringConfig | None = None,
+    placer: Placer | None = None,
 ) -> SiteScores:
     """Fit the site's weights, then score and cap its candidates with them (the rows, with
-    anchors and reasons, are made when asked for)."""
+    anchors (their windows placed by ``placer``) and reasons, are made when asked for)."""
     config = config or ScoringConfig()
     decisions = decisions or {}
     table = as_table(candidates).scorable(set(facts))  # select_opportunities keeps it whole
     fit = site_weights(config, table, facts)
     applied = fit.apply(config)
     selection = select_opportunities(table, facts, decisions, applied)
-    return SiteScores(selection, fit, facts, decisions, applied)
+    return SiteScores(selection, fit, facts, decisions, applied, placer)

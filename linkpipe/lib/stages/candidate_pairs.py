@@ -13,13 +13,11 @@ earlier crawl of the same start URL with ``candidate_pairs`` rows in the shard."
 from __future__ import annotations
 
 import json
-from collections import defaultdict
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
-import numpy as np
 
 from linkpipe.lib import model_cpu, progress
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
@@ -28,7 +26,6 @@ from linkpipe.lib.links.candidates import candidate_rows, pair_keys
 from linkpipe.lib.links.long_sources import is_long
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair, records
-from linkpipe.lib.links.semantic_anchors import EncodeFn, encode_sources
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.source_gate import SiteChanges, SourceGate, keys_digest, retrieve_ungated
 from linkpipe.lib.links.source_reuse import SourceReuse
@@ -43,8 +40,8 @@ from linkpipe.lib.stages.candidate_previous import (
     site_changes,
 )
 from linkpipe.lib.stages.common import StageResult, figures_digest, input_figures, preview
-from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached
 from linkpipe.lib.stages.parse_cache import ParseCache
+from linkpipe.lib.stages.source_texts import shard_source_texts
 from linkpipe.lib.storage import (
     CopiedRows,
     PartitionRows,
@@ -58,8 +55,8 @@ from linkpipe.lib.storage import (
 )
 from linkpipe.lib.text.mentions import MentionConfig
 from linkpipe.lib.vectors.ann import AnnIndex
-from linkpipe.lib.vectors.embedding import Embedder
 
+DEFAULT_K = 20  # semantic neighbours retrieved a source
 SOURCE_BATCH = 256  # sources whose words are embedded (or read from the cache) in one call
 
 
@@ -85,27 +82,13 @@ class ShardRows:
         self.closest = sorted([*self.closest, *rows], key=lambda r: -r.semantic_sim)[:5]
 
 
-def _source_texts(
-    con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int
-) -> dict[str, SourceText]:
-    """The main text of the shard's pages with their sentences and existing-link spans."""
-    texts = {
-        r["url"]: r["main_text"] or ""
-        for r in fetch_dicts(con, "read/select_shard_source_texts", [crawl_id, shard])
-    }
-    sentences: dict[str, list[tuple[int, int, int, str]]] = defaultdict(list)
-    for r in fetch_dicts(con, "read/select_shard_sentences", [crawl_id, shard]):
-        sentences[r["url"]].append(
-            (r["paragraph_idx"], r["start_offset"], r["end_offset"], r["block_kind"])
-        )
-    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    for r in fetch_dicts(con, "read/select_shard_text_links", [crawl_id, shard]):
-        spans[r["url"]].append((r["start_offset"], r["end_offset"]))
-    return {u: SourceText(t, sentences[u], spans[u]) for u, t in texts.items()}
-
-
 def materialize_candidate_pairs(
-    db_path: str | Path, crawl_id: str, shard: int, model: str, k: int = 20, reuse: bool = True
+    db_path: str | Path,
+    crawl_id: str,
+    shard: int,
+    model: str,
+    k: int = DEFAULT_K,
+    reuse: bool = True,
 ) -> StageResult:
     """Semantic, lexical and named candidates for the shard's source pages, with anchors placed
     semantically (sentence and word vectors, cached), whatever the site's size.
@@ -125,11 +108,10 @@ def materialize_candidate_pairs(
         site = site_context(db_path, crawl_id, site_digest)
         ann = load_ann_index(db_path, crawl_id)
         with open_db(db_path) as con:
-            texts = _source_texts(con, crawl_id, shard)
+            texts = shard_source_texts(con, crawl_id, shard)
             previous = previous_shard(con, crawl_id, shard) if reuse else NO_PREVIOUS
             pages, terms = page_digests(con, crawl_id), _terms_digest(con, crawl_id)
-    encode = anchor_encoder(db_path, cached_embedder(model), shard) if texts else None
-    known = AnchorReuse(model, encode is not None, previous.placements)
+    known = AnchorReuse(model, True, previous.placements)
     settings = f"{model}|{known.semantic}|{k}|{config}|{terms}|{site.ubiquitous_digest}"
     sources = SourceReuse(settings, pages, previous.digests, previous.pairs)
     with open_db(db_path) as con:
@@ -137,7 +119,7 @@ def materialize_candidate_pairs(
     parses = ParseCache(db_path)
     with spill_folder(db_path) as folder:
         rows = ShardRows(sources, SpilledFrames(folder, f"candidates-{shard}"))
-        shard_candidates(site, ann, texts, shard, encode, k, known, parses, sources, gate, rows.add)
+        shard_candidates(site, ann, texts, shard, k, known, parses, sources, gate, rows.add)
         with open_db(db_path) as con:
             written = write_partition(
                 con, crawl_id, _shard_tables(rows, digest, sources, gate), shard=shard,
@@ -145,7 +127,7 @@ def materialize_candidate_pairs(
                 then=[_mention_counts(site.mentions.config, crawl_id, shard)],
             )  # fmt: skip
     closest = rows.closest
-    meta = {"anchor_mode": "semantic", "sources": len(texts), "pairs": written["candidate_pairs"]}
+    meta = {"anchor_mode": "names", "sources": len(texts), "pairs": written["candidate_pairs"]}
     meta |= {"sources_copied": len(sources.kept) + len(gate.quiet)}
     meta |= {"sources_quiet": len(gate.quiet), "pairs_copied": len(sources.kept_pairs)}
     meta |= {"copied_from": ""}
@@ -277,21 +259,11 @@ def copy_unchanged_shard(
     return StageResult(written, [], meta | {"copied_from": previous, "anchors_reused": 0})
 
 
-def anchor_encoder(db_path: str | Path, embedder: Embedder, shard: int) -> EncodeFn:
-    """Word vectors for semantic anchors, cached in the database by text."""
-
-    def encode(items: Sequence[str]) -> np.ndarray:
-        return embed_cached(db_path, embedder, list(items), f"anchors shard {shard}")[0]
-
-    return encode
-
-
 def shard_candidates(
     site: SiteContext,
     ann: AnnIndex,
     texts: dict[str, SourceText],
     shard: int,
-    encode: EncodeFn | None,
     k: int,
     reuse: AnchorReuse | None = None,
     parses: ParseCache | None = None,
@@ -299,12 +271,12 @@ def shard_candidates(
     gate: SourceGate | None = None,
     sink: Callable[[list[CandidatePair]], None] | None = None,
 ) -> list[CandidatePair]:
-    """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time; anchors are
-    placed semantically with ``encode`` (the words of a batch's sources embedded in one call;
-    a long source's part by part), lexically without. Sources whose row digest ``kept`` knows
-    from the previous crawl get no rows here (``kept.kept``: the caller copies theirs); sources
-    all of whose pairs ``reuse`` knows are not encoded at all; the sentence parses of the
-    others are read from and added to ``parses``. With ``gate`` (and ``kept``), the sources it
+    """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time, placed on
+    the targets' names only (windows are placed for the pairs scoring keeps: see
+    :mod:`~linkpipe.lib.links.placement`). Sources whose row digest ``kept`` knows from the
+    previous crawl get no rows here (``kept.kept``: the caller copies theirs); the sentence
+    parses of the sources with pairs ``reuse`` does not know are read from and added to
+    ``parses``. With ``gate`` (and ``kept``), the sources it
     finds quiet are not even retrieved (``gate.quiet``: the caller copies their rows). With
     ``sink``, each batch's rows go to it instead of the list returned (then empty)."""
     sources = sorted(texts)
@@ -321,16 +293,15 @@ def shard_candidates(
             {f.source: kept.copied_targets(f.source) for f in found} if kept is not None else {}
         )
         keys = {f.source: pair_keys(site, reuse, f, texts[f.source]) for f in found}
-        new = [
-            f.source
-            for f in found
-            if not is_long(texts[f.source])  # encoded part by part (bounded memory)
-            and not _all_known(reuse, f, keys[f.source], copied.get(f.source, frozenset()))
-        ]
-        vectors = encode_sources({u: texts[u] for u in new}, encode) if encode and new else None
-        if parses is not None:
-            parses.load(texts[u] for u in new)
-        batch_rows = candidate_rows(site, found, texts, vectors, reuse, encode, keys, copied)
+        if parses is not None:  # a long source's parses: part by part, not held
+            parses.load(
+                texts[f.source]
+                for f in found
+                if not is_long(texts[f.source]) and not _all_known(reuse, f, keys, copied)
+            )
+        batch_rows = candidate_rows(
+            site, found, texts, None, reuse, None, keys, copied, names_only=True
+        )
         if sink is not None:
             sink(batch_rows)
         else:
@@ -347,10 +318,15 @@ def shard_candidates(
 
 
 def _all_known(
-    reuse: AnchorReuse | None, found: Retrieved, keys: list[str | None], copied: Set[str]
+    reuse: AnchorReuse | None,
+    found: Retrieved,
+    keys: Mapping[str, list[str | None]],
+    copied: Mapping[str, Set[str]],
 ) -> bool:
     """Whether ``reuse`` knows the placements of every pair of the source whose row is not
-    ``copied`` (then its words are not encoded)."""
+    ``copied`` (then none of its sentences is judged: its stored parses are not read)."""
     if reuse is None:
         return False
-    return reuse.covers(k for k, t in zip(keys, found.neighbours, strict=True) if t not in copied)
+    skip = copied.get(found.source, frozenset())
+    pairs = zip(keys[found.source], found.neighbours, strict=True)
+    return reuse.covers(k for k, t in pairs if t not in skip)

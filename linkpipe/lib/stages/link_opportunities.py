@@ -29,7 +29,9 @@ from linkpipe.lib.links.site_scoring import score_site
 from linkpipe.lib.run_config import scoring_config
 from linkpipe.lib.spilled import SpilledFrames, spill_folder
 from linkpipe.lib.stages.candidate_context import release_site_context
+from linkpipe.lib.stages.candidate_pairs import DEFAULT_K, shard_inputs
 from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
+from linkpipe.lib.stages.kept_anchors import KeptAnchors
 from linkpipe.lib.storage import (
     FRAME_ROWS,
     PartitionRows,
@@ -45,7 +47,12 @@ from linkpipe.lib.storage import (
 )
 from linkpipe.lib.value.signals import BusinessValue, load_business_values
 
-OPPORTUNITY_TABLES = ("link_opportunities", "cannibalisation_pairs", "scoring_weights")
+OPPORTUNITY_TABLES = (
+    "link_opportunities",
+    "cannibalisation_pairs",
+    "scoring_weights",
+    "kept_placements",
+)
 PAIRS_VIEW = "_linkpipe_pairs"  # the pairs whose full rows are read (export_candidates_of_pairs)
 EXPORT_MEMORY = "1GB"  # DuckDB's memory while it sorts the kept rows (it spills beyond)
 
@@ -116,6 +123,12 @@ def _export_rows(
             execute(con, "write/reset_memory_limit")
 
 
+def kept_anchors(db_path: str | Path, crawl_id: str, model: str, reuse: bool) -> KeptAnchors:
+    """The placer of the crawl's kept pairs (its site context: the candidate step's)."""
+    inputs = shard_inputs(db_path, crawl_id, 0, model, DEFAULT_K)[1]
+    return KeptAnchors(db_path, crawl_id, model, inputs, reuse)
+
+
 def load_page_facts(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, PageFacts]:
     """What scoring knows of each indexable page: type, link metrics, business value and
     whether its main text has a sentence a link can go in (:data:`LINKABLE_BLOCKS`)."""
@@ -166,11 +179,26 @@ def opportunity_digest(
 
 
 def materialize_link_opportunities(
-    db_path: str | Path, crawl_id: str, config: ScoringConfig | None = None, reuse: bool = True
+    db_path: str | Path,
+    crawl_id: str,
+    model: str,
+    config: ScoringConfig | None = None,
+    reuse: bool = True,
 ) -> StageResult:
-    """Filter, score, cap and explain the crawl's candidates. With ``reuse``, a crawl whose
-    inputs are those of an earlier crawl (:func:`opportunity_digest`) copies its rows."""
-    release_site_context(db_path, crawl_id)  # the candidate step is over: its context goes
+    """Filter, score, cap and explain the crawl's candidates, the kept pairs' windows placed
+    with ``model``'s word vectors (see :mod:`kept_anchors`). With ``reuse``, a crawl whose
+    inputs are those of an earlier crawl (:func:`opportunity_digest`) copies its rows, and a
+    kept pair takes the stored placements of its anchor key."""
+    try:
+        return _opportunities(db_path, crawl_id, model, config, reuse)
+    finally:
+        release_site_context(db_path, crawl_id)  # the candidate step's and placement's
+
+
+def _opportunities(
+    db_path: str | Path, crawl_id: str, model: str, config: ScoringConfig | None, reuse: bool
+) -> StageResult:
+    """See :func:`materialize_link_opportunities`."""
     config = config or scoring_config(stored_config(db_path, crawl_id))
     with open_db(db_path) as con:
         facts = load_page_facts(con, crawl_id)
@@ -182,11 +210,15 @@ def materialize_link_opportunities(
             )
             if copied is not None:
                 return copied
-    scores = score_site(load_pair_table(db_path, crawl_id), facts, decisions, config)
+    placer = kept_anchors(db_path, crawl_id, model, reuse)
+    scores = score_site(load_pair_table(db_path, crawl_id), facts, decisions, config, placer)
     with spill_folder(db_path) as folder:
+        placements = SpilledFrames(folder, "placements")
+        placer.sink = placements.append
         made = OpportunityFrames.of(scores.batches(), SpilledFrames(folder, "opportunities"))
         tables: dict[str, PartitionRows] = {
             "link_opportunities": iter(made.frames),  # read back frame by frame
+            "kept_placements": iter(placements),
             "cannibalisation_pairs": records(scores.cannibalisation),
             "scoring_weights": [scores.weights.record()],
             "opportunity_inputs": [{"digest": digest}] if digest else [],
@@ -199,6 +231,8 @@ def materialize_link_opportunities(
         {
             "copied_from": "",
             "in_sentence": made.in_sentence,
+            "placements_made": placer.placed,
+            "placements_reused": placer.reused,
             "confidence_at_least_0_5": made.confident,
             "pages_with_business_value": sum(f.business_value > 0 for f in facts.values()),
             "pages_without_prose": sum(not f.has_prose for f in facts.values()),

@@ -139,25 +139,24 @@ def test_a_candidate_row_reads_back_as_written() -> None:
 
 
 def test_sources_are_placed_in_groups_bounded_in_count_and_words():
-    from linkpipe.lib.links import candidates
-    from linkpipe.lib.links.candidates import _place_groups, _Plan
-    from linkpipe.lib.links.retrieval import Retrieved
+    from linkpipe.lib.links import placement
+    from linkpipe.lib.links.placement import Plan, _place_groups
     from linkpipe.lib.text.phrases import PhraseJudge
 
-    def plan(name: str, words: int | None) -> _Plan:
+    def plan(name: str, words: int | None) -> Plan:
         text = None
         if words is not None:
             text = SourceText(" ".join(["word"] * words), [], judge=PhraseJudge(None))
-        return _Plan(Retrieved(name, {}, {}), text, [], [])
+        return Plan(name, text, [], [], [])
 
     sizes = [10] * 20 + [6_000, 6_000, 20_000, 5]
     plans = [plan(f"/p{i}", n) for i, n in enumerate(sizes)] + [plan("/gone", None)]
-    groups = [[p.item.source for p in g] for g in _place_groups(plans)]
-    assert candidates.PLACE_GROUP == 16 and candidates.PLACE_GROUP_WORDS == 10_000
+    groups = [[p.source for p in g] for g in _place_groups(plans)]
+    assert placement.PLACE_GROUP == 16 and placement.PLACE_GROUP_WORDS == 10_000
     assert [len(g) for g in groups] == [16, 5, 1, 1, 2]  # 16 pages; 4 + 6,000 words; ...
     assert groups[1][-1] == "/p20" and groups[2] == ["/p21"] and groups[3] == ["/p22"]
     assert groups[4] == ["/p23", "/gone"]  # a source without text weighs nothing
-    assert [r for g in groups for r in g] == [p.item.source for p in plans]  # order kept
+    assert [r for g in groups for r in g] == [p.source for p in plans]  # order kept
 
 
 def test_a_pair_linked_from_the_navigation_is_flagged_and_stays_a_candidate() -> None:

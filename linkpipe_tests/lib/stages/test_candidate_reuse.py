@@ -13,6 +13,7 @@ from linkpipe.defs.runner import run_graph
 from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
 from linkpipe.lib.stages.crawl_export import register_crawl
+from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
 from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import fetch_frame
 from linkpipe.lib.text.mentions import Mention, MentionIndex
@@ -44,6 +45,27 @@ def _rows(db: Path, crawl_id: str) -> list[tuple]:
             "ORDER BY shard, source_url, target_url",
             [crawl_id],
         ).fetchall()
+    finally:
+        con.close()
+
+
+def _opportunities(db: Path, crawl_id: str) -> list[tuple]:
+    return _all(
+        db,
+        "SELECT * EXCLUDE (crawl_id) FROM link_opportunities WHERE crawl_id = ? ORDER BY ALL",
+        crawl_id,
+    )
+
+
+def _kept_placements(db: Path, crawl_id: str) -> dict[str, tuple]:
+    rows = _all(db, "SELECT * EXCLUDE (crawl_id) FROM kept_placements WHERE crawl_id = ?", crawl_id)
+    return {row[0]: row for row in rows}
+
+
+def _all(db: Path, sql: str, *params: object) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql, list(params)).fetchall()
     finally:
         con.close()
 
@@ -130,6 +152,14 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
     # every unchanged pair's anchors come from c1: in a copied row or reused by key
     assert reused + _copied_pairs(db, "c2", "c1") == len(shared)
     assert _rows(db, "c2") == incremental
+    # the kept pairs' windows: c2 took c1's placements of the keys both have, placed the rest;
+    # placing every kept pair from scratch gives the very same suggestions and placements
+    suggestions, placements = _opportunities(db, "c2"), _kept_placements(db, "c2")
+    kept_shared = set(placements) & set(_kept_placements(db, "c1"))
+    assert 0 < len(kept_shared) < len(placements) == len(suggestions)
+    fresh = materialize_link_opportunities(db, "c2", fake_model, reuse=False)
+    assert fresh.meta["placements_made"] == len(placements)
+    assert _opportunities(db, "c2") == suggestions and _kept_placements(db, "c2") == placements
 
 
 def test_an_unchanged_site_copies_every_shard_and_the_copy_equals_a_recomputation(

@@ -29,6 +29,7 @@ TABLES = {
     "link_opportunities": "source_url, target_url, rank, score, confidence, anchor_text, reason",
     "cannibalisation_pairs": "url_a, url_b, semantic_sim, reason",
     "scoring_weights": "*",
+    "kept_placements": "* EXCLUDE (crawl_id)",
 }
 
 
@@ -84,8 +85,8 @@ def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(tmp_p
 
     first, copied = _snapshot(db, "c1"), _snapshot(db, "c2")
     assert first["link_opportunities"] and copied == first
-    assert materialize_link_opportunities(db, "c2").meta == {"copied_from": "c1"}
-    recomputed = materialize_link_opportunities(db, "c2", reuse=False)
+    assert materialize_link_opportunities(db, "c2", fake_model).meta == {"copied_from": "c1"}
+    recomputed = materialize_link_opportunities(db, "c2", fake_model, reuse=False)
     assert recomputed.meta["copied_from"] == "" and _snapshot(db, "c2") == copied
 
     source, target = copied["link_opportunities"][0][:2]
@@ -95,10 +96,18 @@ def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(tmp_p
         [source, target],
     )
     con.close()
-    again = materialize_link_opportunities(db, "c2")
+    again = materialize_link_opportunities(db, "c2", fake_model)
     assert again.meta["copied_from"] == ""  # the decision is new: scored again, without it
     pairs = {row[:2] for row in _rows(db, "link_opportunities", "c2")}
     assert (source, target) not in pairs and len(pairs) >= len(copied["link_opportunities"]) - 1
+    # the kept pairs' windows: taken from the stored placements of their keys, but a new pair's
+    assert again.meta["placements_reused"] >= len(pairs) - 1
+    assert again.meta["placements_made"] + again.meta["placements_reused"] == len(pairs)
+    reused = _snapshot(db, "c2")
+    assert len(reused["kept_placements"]) == len(pairs)
+    fresh = materialize_link_opportunities(db, "c2", fake_model, reuse=False)
+    assert (fresh.meta["placements_made"], fresh.meta["placements_reused"]) == (len(pairs), 0)
+    assert _snapshot(db, "c2") == reused  # every kept pair placed anew: the very same rows
     con = duckdb.connect(str(db))  # one link's text changed: a new input of the link graph
     con.execute(
         "UPDATE crawl_links SET anchor_text = 'a changed anchor' WHERE crawl_id = 'c2' AND rowid = "

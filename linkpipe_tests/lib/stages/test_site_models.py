@@ -19,6 +19,7 @@ from linkpipe.lib.stages.site_models import (
     load_site_models,
     materialize_site_models,
 )
+from linkpipe.lib.stages.source_texts import shard_source_texts
 from linkpipe.lib.storage import open_db
 from linkpipe.lib.text.lexical_index import IndexSettings
 from linkpipe.lib.vectors.ann import deserialize
@@ -97,10 +98,10 @@ def test_stored_models_give_the_rows_of_a_fresh_build(demo_db, fake_model) -> No
         result = materialize_candidate_pairs(demo_db, CRAWL, shard, fake_model)
         written += result.rows["candidate_pairs"]
         with open_db(demo_db) as con:
-            sources = stage._source_texts(con, CRAWL, shard)
+            sources = shard_source_texts(con, CRAWL, shard)
         ann = load_ann_index(demo_db, CRAWL)
-        expected = stage.shard_candidates(fresh, ann, sources, shard, None, 20)
-        got = stage.shard_candidates(stored, ann, sources, shard, None, 20)
+        expected = stage.shard_candidates(fresh, ann, sources, shard, 20)
+        got = stage.shard_candidates(stored, ann, sources, shard, 20)
         assert got == expected
     [(count,)] = _rows(demo_db, "SELECT count(*) FROM candidate_pairs WHERE crawl_id = ?", CRAWL)
     assert count == written > 0
@@ -161,7 +162,7 @@ def test_shards_of_one_process_share_the_site_context_while_its_inputs_stay(
     assert len(context._held) == 1  # one context held at a time
     now = [p for p in mapped_root(demo_db).iterdir() if p.is_dir()]
     assert len(now) == 2 and mapped[0] not in now  # the context's replaced, the ANN's kept
-    materialize_link_opportunities(demo_db, CRAWL)
-    assert context._held == []  # scoring starts by dropping it, and the files
+    materialize_link_opportunities(demo_db, CRAWL, fake_model)
+    assert context._held == []  # scoring drops it once its pairs are placed, and the files
     assert not mapped_root(demo_db).exists()
     materialize_site_models(demo_db, CRAWL)  # as the other tests expect

@@ -1,0 +1,227 @@
+"""Placing the anchors of many (source, target) pairs: a few sources at a time, the sentences
+their placements judge parsed in shared batches (see :func:`place_in_rounds`).
+
+Two depths, one code path:
+
+* **names** (``names_only``): the exact mentions of the target's names in the source (see
+  :func:`~linkpipe.lib.links.anchors.place_names`). The candidate step places these for every
+  pair: a pair's ``title_match`` is the quality of its best name, so scoring needs them.
+* **full**: names, then the best windows of the source's words: semantic with the source's word
+  vectors (see :mod:`semantic_anchors`), lexical without (see :func:`anchors.place_anchor`).
+  The semantic windows are most of a placement's cost (the source's word vectors, its
+  windows' vectors and the parse of the sentences judged), so they are found only for the
+  pairs scoring keeps (:func:`place_kept`): about a fifth of the candidates.
+
+A long source (see :mod:`long_sources`) is placed in parts, its words encoded part by part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from linkpipe.lib.links.anchor_reuse import AnchorReuse
+from linkpipe.lib.links.anchors import AnchorChoice, SourceText, place_anchor, place_names
+from linkpipe.lib.links.long_sources import is_long, iter_parts, merge_choices
+from linkpipe.lib.links.parse_rounds import place_in_rounds
+from linkpipe.lib.links.rows import CandidatePair
+from linkpipe.lib.links.semantic_anchors import (
+    EncodeFn,
+    TokenVectors,
+    WindowVectors,
+    encode_sources,
+    place_anchor_semantic,
+    term_hits,
+    window_vectors,
+)
+from linkpipe.lib.links.site_context import SiteContext
+
+# Sources placed together, their judged sentences parsed in shared batches: at most this many,
+# and at most PLACE_GROUP_WORDS tokens of them (about 60 MB of window vectors at 384 dimensions).
+PLACE_GROUP = 16
+PLACE_GROUP_WORDS = 10_000
+PlaceJob = tuple[SourceText, "Callable[[], list[AnchorChoice]]"]
+Choices = tuple[AnchorChoice, ...]
+
+
+@dataclass(slots=True)
+class Plan:
+    """A source's targets, their anchor keys and placements (None: still to place; ``()`` for
+    the targets skipped)."""
+
+    source: str
+    src: SourceText | None
+    targets: list[str]
+    keys: list[str | None]
+    known: list[Choices | None]
+    skip: Set[str] = frozenset()  # targets whose rows are copied: neither placed nor built
+
+
+def make_plan(
+    source: str,
+    src: SourceText | None,
+    targets: list[str],
+    keys: list[str | None],
+    reuse: AnchorReuse | None,
+    skip: Set[str] = frozenset(),
+) -> Plan:
+    """The plan of a source: the placements ``reuse`` knows by key taken, ``()`` for ``skip``."""
+    known: list[Choices | None] = [
+        () if t in skip else reuse.take(k) if reuse is not None and k is not None else None
+        for t, k in zip(targets, keys, strict=True)
+    ]
+    return Plan(source, src, targets, keys, known, skip)
+
+
+def place_plans(
+    site: SiteContext,
+    plans: list[Plan],
+    word_vectors: TokenVectors | None,
+    encode: EncodeFn | None,
+    names_only: bool = False,
+) -> None:
+    """Fill in every plan's missing placements: names only (``names_only``), or names and
+    windows (semantic with ``word_vectors``, which need not hold a long source: its parts are
+    encoded with ``encode``; lexical without). A plan without source text gets none."""
+    for plan in plans:
+        if plan.src is not None and is_long(plan.src):
+            plan.known = list(_long_source_choices(site, plan, encode, names_only))
+    waiting = [p for p in plans if p.src is not None and any(c is None for c in p.known)]
+    for group in _place_groups(waiting):
+        _place_group(site, group, word_vectors, names_only)
+    for plan in plans:
+        plan.known = [() if c is None else c for c in plan.known]
+
+
+def place_kept(
+    site: SiteContext,
+    pairs: Sequence[CandidatePair],
+    texts: Mapping[str, SourceText],
+    encode: EncodeFn | None,
+    reuse: AnchorReuse | None = None,
+) -> list[CandidatePair]:
+    """The kept ``pairs`` (a source's pairs consecutive) with their full placements: names and
+    semantic windows with ``encode`` (lexical windows without), those ``reuse`` knows by the
+    pair's anchor key taken from it. ``texts``: the sources' texts (a source without one keeps
+    no anchor)."""
+    plans: list[Plan] = []
+    for pair in pairs:
+        if not plans or plans[-1].source != pair.source_url:
+            src = texts.get(pair.source_url)
+            plans.append(Plan(pair.source_url, src, [], [], []))
+        plans[-1].targets.append(pair.target_url)
+        plans[-1].keys.append(pair.anchor_key)
+    plans = [make_plan(p.source, p.src, p.targets, p.keys, reuse) for p in plans]
+    new = {
+        p.source: p.src
+        for p in plans
+        if p.src is not None and not is_long(p.src) and any(c is None for c in p.known)
+    }
+    vectors = encode_sources(new, encode) if encode is not None and new else None
+    place_plans(site, plans, vectors, encode)
+    placed = (choices for plan in plans for choices in plan.known)
+    return [
+        replace(pair, anchors=choices or ()) for pair, choices in zip(pairs, placed, strict=True)
+    ]
+
+
+def _place(
+    site: SiteContext,
+    src: SourceText,
+    target: str,
+    vecs: WindowVectors | None,
+    names_only: bool,
+    hits: np.ndarray | None = None,
+) -> list[AnchorChoice]:
+    """Anchor choices for one target in the source, best first: its names only
+    (``names_only``), or names and windows, semantic with ``vecs`` (``hits``: this target's
+    terms in each window, counted for many targets at once)."""
+    profile = site.profile(target)
+    if names_only:
+        return place_names(src, profile)
+    if vecs is None:
+        return place_anchor(src, profile, ubiquitous=site.ubiquitous)
+    target_vec = site.vectors[site.row_of[target]]
+    return place_anchor_semantic(
+        src, vecs, profile, target_vec, ubiquitous=site.ubiquitous, hits=hits
+    )
+
+
+def _place_groups(plans: list[Plan]) -> list[list[Plan]]:
+    """``plans`` in order, cut into groups of :data:`PLACE_GROUP` sources and
+    :data:`PLACE_GROUP_WORDS` tokens at most (a source longer than that alone)."""
+    groups: list[list[Plan]] = []
+    words = 0
+    for plan in plans:
+        size = len(plan.src.tokens) if plan.src is not None else 0
+        if not groups or len(groups[-1]) >= PLACE_GROUP or words + size > PLACE_GROUP_WORDS:
+            groups.append([])
+            words = 0
+        groups[-1].append(plan)
+        words += size
+    return groups
+
+
+def _place_group(
+    site: SiteContext, group: list[Plan], word_vectors: TokenVectors | None, names_only: bool
+) -> None:
+    """Fill in the missing placements of a few sources, made together (see
+    :func:`place_in_rounds`)."""
+    jobs: dict[tuple[int, int], PlaceJob] = {}
+    for n, plan in enumerate(group):
+        assert plan.src is not None
+        token_vecs = word_vectors.of(plan.source) if word_vectors and not names_only else None
+        vecs = window_vectors(plan.src, token_vecs) if token_vecs is not None else None
+        jobs |= _placement_jobs(site, plan.src, plan.targets, vecs, plan.known, n, names_only)
+    placed = place_in_rounds(jobs)
+    for n, plan in enumerate(group):
+        plan.known = [tuple(placed[(n, i)]) if c is None else c for i, c in enumerate(plan.known)]
+
+
+def _placement_jobs(
+    site: SiteContext,
+    src: SourceText,
+    targets: list[str],
+    vecs: WindowVectors | None,
+    known: Sequence[Choices | None],
+    tag: int,
+    names_only: bool,
+) -> dict[tuple[int, int], PlaceJob]:
+    """A job per target of ``src`` whose placements are not ``known``, keyed (``tag``,
+    target's column). Each target's window cosines are a product of their own (in
+    :func:`semantic_windows`): a product's last bits depend on its shape, and a pair's
+    placements must not depend on which other pairs of the source are placed with it (the
+    kept pairs of a source change from crawl to crawl; stored placements are reused by key)."""
+    todo = [i for i, choice in enumerate(known) if choice is None]
+    hits = None  # integer counts: the same whatever the batch, so only for the targets to place
+    if vecs is not None and vecs.windows and todo:
+        hits = term_hits(src, [site.profile(targets[i]) for i in todo], vecs)
+
+    def job(i: int, column: int) -> Callable[[], list[AnchorChoice]]:
+        counts = hits[:, column] if hits is not None else None
+        return lambda: _place(site, src, targets[i], vecs, names_only, counts)
+
+    return {(tag, i): (src, job(i, column)) for column, i in enumerate(todo)}
+
+
+def _long_source_choices(
+    site: SiteContext, plan: Plan, encode: EncodeFn | None, names_only: bool
+) -> list[Choices | None]:
+    """Each target's placements in a long source, part by part (see :mod:`long_sources`):
+    the known ones kept, the others found (windows semantic with ``encode``)."""
+    assert plan.src is not None
+    missing = [i for i, choice in enumerate(plan.known) if choice is None]
+    found: dict[int, list[tuple[int, list[AnchorChoice]]]] = {i: [] for i in missing}
+    for offset, part in iter_parts(plan.src) if missing else []:
+        vecs = None
+        if encode is not None and not names_only:
+            token_vecs = encode_sources({"part": part}, encode).of("part")
+            vecs = window_vectors(part, token_vecs) if token_vecs is not None else None
+        jobs = _placement_jobs(site, part, plan.targets, vecs, plan.known, 0, names_only)
+        placed = place_in_rounds(jobs)
+        for i in missing:
+            found[i].append((offset, placed[(0, i)]))
+        part.forget_parses()  # a long page's sentences are not seen again: memory holds one part
+    return [merge_choices(found[i]) if c is None else c for i, c in enumerate(plan.known)]
