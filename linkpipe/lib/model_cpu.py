@@ -46,3 +46,10 @@ def since(before: Mapping[str, float]) -> dict[str, float]:
     """CPU seconds each model spent since :func:`spent` returned ``before``, as stage metadata
     (``<model>_cpu_s``, to the millisecond)."""
     return {f"{m}_cpu_s": round(_spent[m] - before.get(m, 0.0), 3) for m in MODELS}
+
+
+def add(elsewhere: Mapping[str, float]) -> None:
+    """Count CPU seconds the models spent in another process for this one (a worker's
+    :func:`spent` delta, keyed by model): a stage reports its workers' models with its own."""
+    for model, seconds in elsewhere.items():
+        _spent[model] += seconds

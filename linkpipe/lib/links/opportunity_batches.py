@@ -33,9 +33,11 @@ from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 # Kept pairs whose full rows (placements) are read and explained at once: memory holds one
 # batch of candidate and opportunity rows, whatever the number of pairs kept.
 OPPORTUNITY_BATCH = 20_000
-# Places the windows of a batch of kept pairs (whole sources, in order) before the ledger picks
+# Batches of kept pairs: (position of the first, the pairs of whole sources, in order).
+Batches = Iterator[tuple[int, list[CandidatePair]]]
+# Places the windows of the batches' pairs (the same batches, in order) before the ledger picks
 # their anchors: the candidate step placed their names only (see links/placement.py).
-Placer = Callable[[list[CandidatePair]], list[CandidatePair]]
+Placer = Callable[[Batches], Batches]
 
 
 @dataclass(frozen=True)
@@ -70,9 +72,8 @@ def opportunity_batches(
     order = ledger_order(selection)
     index, ranks = selection.kept[order], selection.ranks[order]
     sources = selection.site.table.source[index]
-    rows = selection.site.table.pairs(index, size)
-    for start, pairs in whole_sources(rows, sources):
-        pairs = placer(pairs) if placer is not None else pairs
+    batches = whole_sources(selection.site.table.pairs(index, size), sources)
+    for start, pairs in placer(batches) if placer is not None else batches:
         anchors = _place(ledger, pairs)
         batch = slice(start, start + len(pairs))
         scores = [selection.scores[i] for i in order[batch].tolist()]
@@ -97,9 +98,7 @@ def ledger_order(selection: Selection) -> NDArray[np.int64]:
     return order
 
 
-def whole_sources(
-    rows: Iterator[list[CandidatePair]], sources: NDArray[np.int32]
-) -> Iterator[tuple[int, list[CandidatePair]]]:
+def whole_sources(rows: Iterator[list[CandidatePair]], sources: NDArray[np.int32]) -> Batches:
     """(position of the first, rows) of ``rows``' batches regrouped so that a source's rows
     (consecutive, ``sources`` giving each row's source) are never split between two."""
     start, held = 0, []

@@ -12,29 +12,37 @@ no text and loads neither the site context nor a model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
+from linkpipe.lib import model_cpu
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import AnchorChoice
+from linkpipe.lib.links.opportunity_batches import Batches
 from linkpipe.lib.links.placement import place_kept
 from linkpipe.lib.links.rows import CandidatePair, StoredPlacements
 from linkpipe.lib.links.semantic_anchors import EncodeFn
-from linkpipe.lib.links.site_context import SiteContext
+from linkpipe.lib.processes import ordered_map
 from linkpipe.lib.stages.candidate_context import site_context
 from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached
 from linkpipe.lib.stages.parse_cache import ParseCache
 from linkpipe.lib.stages.source_texts import source_texts_of
 from linkpipe.lib.storage import load_sql, open_db, rows_to_frame
+from linkpipe.lib.threads import limited_threads, threads_per_worker
 
 Choices = tuple[AnchorChoice, ...]
 # Sources whose texts, stored parses and word vectors are read and placed at once (as many as
 # a candidate shard's batch): memory holds their tokens and parses, not a whole batch's.
 SOURCES_AT_ONCE = 256
+# Sources placed in the stage's own process before the rest go to worker processes (a worker
+# loads the parser and the model: ~10 CPU-s of fixed cost, more than a refresh places).
+PARALLEL_FROM = 1_000
 PLACEMENT_COLUMNS = (
     "anchor_key",
     "anchor_text",
@@ -59,70 +67,137 @@ def anchor_encoder(db_path: str | Path, model: str, stage: str) -> EncodeFn:
     return encode
 
 
-@dataclass
-class KeptAnchors:
-    """Places the windows of batches of kept pairs of a crawl (a :data:`Placer`): the stored
-    placements of their keys taken (with ``reuse``), the others placed and, with ``sink``,
-    every pair's placements given to it as a frame of :data:`PLACEMENT_COLUMNS` (the stage
-    writes them to ``kept_placements``). With ``remember`` every placement stays in memory
-    for a next scoring of the same crawl (the evaluation scores twice)."""
+Job = tuple[list[CandidatePair], dict[str, Choices]]  # whole sources, stored placements by key
+# the job's pairs placed, how many took stored placements, the CPU its models spent
+Done = tuple[list[CandidatePair], int, dict[str, float]]
+
+
+@dataclass(frozen=True)
+class Placing:
+    """What a process needs to place the kept pairs of a crawl (sent once to each worker)."""
 
     db_path: str | Path
     crawl_id: str
     model: str
     site_inputs: str  # the digest of the crawl's site context (see candidate_pairs.shard_inputs)
-    reuse: bool = True
-    remember: bool = False
-    sink: Callable[[pl.DataFrame], None] | None = None
-    placed: int = 0  # pairs placed here
-    reused: int = 0  # pairs whose stored placements were taken
-    _held: dict[str, Choices] = field(default_factory=dict)
 
-    def __call__(self, pairs: list[CandidatePair]) -> list[CandidatePair]:
-        """``pairs`` (whole sources, consecutive) with their full placements."""
-        stored = self._stored(pairs)
-        known = stored if not self._held else {**{k: stored[k] for k in stored}, **self._held}
+    def place(self, job: Job) -> Done:
+        """A job's pairs with their full placements: the stored ones of their keys taken, the
+        others placed (the sources' texts, stored parses and word vectors read here; the new
+        parses and word vectors stored)."""
+        pairs, known = job
+        before = model_cpu.spent()
         reuse = AnchorReuse(self.model, True, known)
-        out: list[CandidatePair] = []
-        for chunk in _source_chunks(pairs, SOURCES_AT_ONCE):
-            todo = sorted({p.source_url for p in chunk if p.anchor_key not in known})
-            out += self._place(chunk, todo, reuse) if todo else _taken(chunk, reuse)
-        self.reused += reuse.reused
-        self.placed += len(pairs) - reuse.reused
-        if self.remember:
-            self._held.update((p.anchor_key, p.anchors) for p in out if p.anchor_key)
-        if self.sink is not None:
-            self.sink(placement_frame(out))
-        return out
-
-    def _stored(self, pairs: list[CandidatePair]) -> StoredPlacements:
-        """The stored placements of the pairs' keys not held in memory (none without reuse)."""
-        keys = sorted({p.anchor_key for p in pairs if p.anchor_key} - self._held.keys())
-        if not self.reuse or not keys:
-            return StoredPlacements([])
-        with open_db(self.db_path) as con:
-            query = load_sql("read/select_kept_placements_of_keys")
-            return StoredPlacements(con.execute(query, [keys]).fetchall())
-
-    def _place(
-        self, pairs: list[CandidatePair], todo: list[str], reuse: AnchorReuse
-    ) -> list[CandidatePair]:
-        """Place the pairs of the sources ``todo`` (the others' are all known)."""
+        todo = sorted({p.source_url for p in pairs if p.anchor_key not in known})
+        if not todo:
+            return _taken(pairs, reuse), reuse.reused, {}
         with open_db(self.db_path) as con:
             texts = source_texts_of(con, self.crawl_id, todo)
         parses = ParseCache(self.db_path)
         parses.load(texts.values())
         encode = anchor_encoder(self.db_path, self.model, "anchors of kept pairs")
-        out = place_kept(self.site, pairs, texts, encode, reuse)
+        site = site_context(self.db_path, self.crawl_id, self.site_inputs)
+        out = place_kept(site, pairs, texts, encode, reuse)
         parses.store(texts.values())
         for src in texts.values():
             src.release()
-        return out
+        spent = {m: s - before[m] for m, s in model_cpu.spent().items()}
+        return out, reuse.reused, spent
 
-    @property
-    def site(self) -> SiteContext:
-        """The crawl's site context (its arrays shared with the candidate step's workers)."""
-        return site_context(self.db_path, self.crawl_id, self.site_inputs)
+
+@dataclass
+class KeptAnchors:
+    """Places the windows of a crawl's batches of kept pairs (a :data:`Placer`), a job of
+    :data:`SOURCES_AT_ONCE` sources at a time: the stored placements of their keys taken
+    (with ``reuse``), the others placed, in ``workers`` processes once more than
+    :data:`PARALLEL_FROM` sources were placed here (a refresh that places few starts none).
+    With ``sink``, every pair's placements go to it as a frame of :data:`PLACEMENT_COLUMNS`
+    (the stage writes them to ``kept_placements``); with ``remember`` they stay in memory
+    for a next scoring of the same crawl (the evaluation scores twice)."""
+
+    placing: Placing
+    reuse: bool = True
+    remember: bool = False
+    workers: int = 1
+    sink: Callable[[pl.DataFrame], None] | None = None
+    placed: int = 0  # pairs placed
+    reused: int = 0  # pairs whose stored placements were taken
+    _held: dict[str, Choices] = field(default_factory=dict)
+
+    def __call__(self, batches: Batches) -> Batches:
+        """The batches (whole sources, in order) with their pairs' full placements."""
+        layout: deque[tuple[int, int]] = deque()  # (first position, jobs) of each batch
+
+        def jobs() -> Iterator[Job]:
+            for start, pairs in batches:
+                known = self._known(pairs)
+                chunks = _source_chunks(pairs, SOURCES_AT_ONCE)
+                layout.append((start, len(chunks)))
+                for chunk in chunks:
+                    keys = {p.anchor_key for p in chunk if p.anchor_key in known}
+                    yield chunk, {k: known[k] for k in keys if k is not None}
+
+        held: list[CandidatePair] = []
+        count = 0
+        for placed, reused, _ in self._run(jobs()):
+            held += placed
+            count += 1
+            self.reused += reused
+            self.placed += len(placed) - reused
+            if count == layout[0][1]:
+                yield layout.popleft()[0], self._done(held)
+                held, count = [], 0
+
+    def _run(self, jobs: Iterator[Job]) -> Iterator[Done]:
+        """Each job done in order: here, then in workers once enough sources were placed."""
+        placing, threads = self.placing, threads_per_worker(self.workers)
+        sources = 0
+        for job in jobs:  # a worker's share of the cores here too: more threads only spin
+            with limited_threads(threads):
+                done = placing.place(job)
+            yield done
+            sources += len({p.source_url for p in job[0] if p.anchor_key not in job[1]})
+            if self.workers > 1 and sources >= PARALLEL_FROM:
+                break
+        else:
+            return
+        workers = (placing, threads)
+        for done in ordered_map(_place_in_worker, jobs, self.workers, _start_worker, workers):
+            model_cpu.add(done[2])  # counted with the stage's own
+            yield done
+
+    def _done(self, pairs: list[CandidatePair]) -> list[CandidatePair]:
+        """A batch placed: its placements kept (``remember``) and given to ``sink``."""
+        if self.remember:
+            self._held.update((p.anchor_key, p.anchors) for p in pairs if p.anchor_key)
+        if self.sink is not None:
+            self.sink(placement_frame(pairs))
+        return pairs
+
+    def _known(self, pairs: list[CandidatePair]) -> Mapping[str, Choices]:
+        """The placements of the pairs' keys held in memory or stored (stored: with reuse)."""
+        keys = sorted({p.anchor_key for p in pairs if p.anchor_key} - self._held.keys())
+        if not self.reuse or not keys:
+            return self._held
+        with open_db(self.placing.db_path) as con:
+            query = load_sql("read/select_kept_placements_of_keys")
+            stored = StoredPlacements(con.execute(query, [keys]).fetchall())
+        return {**{k: stored[k] for k in stored}, **self._held} if self._held else stored
+
+
+_worker: list[Placing] = []  # a worker process's Placing (see _start_worker)
+_worker_threads = contextlib.ExitStack()
+
+
+def _start_worker(placing: Placing, threads: int) -> None:
+    """A placing worker's setup: its ``placing``, ``threads`` library threads for good."""
+    _worker[:] = [placing]
+    _worker_threads.enter_context(limited_threads(threads))
+
+
+def _place_in_worker(job: Job) -> Done:
+    """:meth:`Placing.place` in a worker process."""
+    return _worker[0].place(job)
 
 
 def _source_chunks(pairs: list[CandidatePair], size: int) -> list[list[CandidatePair]]:

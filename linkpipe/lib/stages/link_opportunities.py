@@ -14,6 +14,7 @@ import polars as pl
 import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
+from linkpipe.lib import model_cpu
 from linkpipe.lib.hashing import DEFAULT_SHARDS, library_code_digest
 from linkpipe.lib.links.anchors import LINKABLE_BLOCKS
 from linkpipe.lib.links.pair_table import PairTable, RowReader
@@ -26,12 +27,13 @@ from linkpipe.lib.links.rows import (
 )
 from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 from linkpipe.lib.links.site_scoring import score_site
+from linkpipe.lib.processes import worker_count
 from linkpipe.lib.run_config import scoring_config
 from linkpipe.lib.spilled import SpilledFrames, spill_folder
 from linkpipe.lib.stages.candidate_context import release_site_context
 from linkpipe.lib.stages.candidate_pairs import DEFAULT_K, shard_inputs
 from linkpipe.lib.stages.common import StageResult, copy_crawl_of_same_inputs, preview
-from linkpipe.lib.stages.kept_anchors import KeptAnchors
+from linkpipe.lib.stages.kept_anchors import KeptAnchors, Placing
 from linkpipe.lib.storage import (
     FRAME_ROWS,
     PartitionRows,
@@ -126,7 +128,7 @@ def _export_rows(
 def kept_anchors(db_path: str | Path, crawl_id: str, model: str, reuse: bool) -> KeptAnchors:
     """The placer of the crawl's kept pairs (its site context: the candidate step's)."""
     inputs = shard_inputs(db_path, crawl_id, 0, model, DEFAULT_K)[1]
-    return KeptAnchors(db_path, crawl_id, model, inputs, reuse)
+    return KeptAnchors(Placing(db_path, crawl_id, model, inputs), reuse)
 
 
 def load_page_facts(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, PageFacts]:
@@ -199,6 +201,7 @@ def _opportunities(
     db_path: str | Path, crawl_id: str, model: str, config: ScoringConfig | None, reuse: bool
 ) -> StageResult:
     """See :func:`materialize_link_opportunities`."""
+    before = model_cpu.spent()
     config = config or scoring_config(stored_config(db_path, crawl_id))
     with open_db(db_path) as con:
         facts = load_page_facts(con, crawl_id)
@@ -211,6 +214,7 @@ def _opportunities(
             if copied is not None:
                 return copied
     placer = kept_anchors(db_path, crawl_id, model, reuse)
+    placer.workers = worker_count(DEFAULT_SHARDS)
     scores = score_site(load_pair_table(db_path, crawl_id), facts, decisions, config, placer)
     with spill_folder(db_path) as folder:
         placements = SpilledFrames(folder, "placements")
@@ -233,6 +237,7 @@ def _opportunities(
             "in_sentence": made.in_sentence,
             "placements_made": placer.placed,
             "placements_reused": placer.reused,
+            **model_cpu.since(before),  # the kept pairs' word vectors and parses
             "confidence_at_least_0_5": made.confident,
             "pages_with_business_value": sum(f.business_value > 0 for f in facts.values()),
             "pages_without_prose": sum(not f.has_prose for f in facts.values()),

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from linkpipe.lib.links.site_scoring import score_site
+from linkpipe.lib.stages import kept_anchors
 from linkpipe.lib.stages.link_graph import GRAPH_TABLES, materialize_link_graph
 from linkpipe.lib.stages.link_opportunities import (
     load_candidates,
@@ -66,7 +67,9 @@ def _snapshot(db: Path, crawl_id: str) -> dict[str, list[tuple]]:
     return rows
 
 
-def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(tmp_path, fake_model):
+def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(
+    tmp_path, fake_model, monkeypatch
+):
     db = tmp_path / "o.duckdb"
     run_demo_crawls(db, ("c1", "c2"), fake_model)
     for tables, stage in ((GRAPH_TABLES, materialize_link_graph),
@@ -108,6 +111,13 @@ def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(tmp_p
     fresh = materialize_link_opportunities(db, "c2", fake_model, reuse=False)
     assert (fresh.meta["placements_made"], fresh.meta["placements_reused"]) == (len(pairs), 0)
     assert _snapshot(db, "c2") == reused  # every kept pair placed anew: the very same rows
+    # placed by two worker processes, a few sources a job: the same rows again
+    monkeypatch.setattr(kept_anchors, "SOURCES_AT_ONCE", 4)
+    monkeypatch.setattr(kept_anchors, "PARALLEL_FROM", 8)
+    monkeypatch.setenv("LINKPIPE_WORKERS", "2")
+    parallel = materialize_link_opportunities(db, "c2", fake_model, reuse=False)
+    assert parallel.meta["placements_made"] == len(pairs)
+    assert _snapshot(db, "c2") == reused
     con = duckdb.connect(str(db))  # one link's text changed: a new input of the link graph
     con.execute(
         "UPDATE crawl_links SET anchor_text = 'a changed anchor' WHERE crawl_id = 'c2' AND rowid = "
