@@ -51,10 +51,20 @@ Window = tuple[int, int, int, int, int]  # (tok_i, tok_j, paragraph, sent_start,
 
 @dataclass
 class WindowVectors:
-    """Candidate anchor windows of one source and their unit vectors."""
+    """Candidate anchor windows of one source, scored against any target without a window
+    matrix. A window's vector is the unit of ``(1 - w) * unit(W) + w * unit(S)`` (``W`` the sum
+    of its words' vectors, ``S`` its sentence's, ``w`` :data:`SENTENCE_WEIGHT`); its cosine
+    with a unit target ``t`` follows from ``W . t`` (a difference of prefix sums of the
+    words' ``v . t``), ``S . t`` and two per-window numbers computed once: ``|W|`` (from the
+    dot products of words at most five apart) and the norm of the blend. A target costs one
+    product of the source's word matrix, not of a matrix of every window."""
 
     windows: list[Window]
-    matrix: np.ndarray  # (n_windows, dim)
+    words: np.ndarray  # (n_tokens, dim): each token's word vector (zero: none)
+    sentences: np.ndarray  # (n_sentences, dim): each linkable sentence's unit vector
+    sentence_of: np.ndarray  # (n_windows,): the row of each window's sentence
+    norms: np.ndarray  # (n_windows,): |W|
+    blend_norms: np.ndarray  # (n_windows,): the norm of the blend before its scaling
 
     def __post_init__(self) -> None:
         self.first = np.array([w[0] for w in self.windows], dtype=np.int64)
@@ -62,6 +72,27 @@ class WindowVectors:
         self.generic: dict[int, bool] = {}  # window -> its words are generic, once looked at
         self.common: dict[int, bool] = {}  # window -> only the site's ubiquitous words, once
         self.formed: dict[int, bool] = {}  # window -> it is a well-formed phrase, once parsed
+
+    def sims(self, target: np.ndarray) -> np.ndarray:
+        """The cosine of every window's vector with the unit vector ``target``."""
+        if not self.windows:
+            return np.zeros(0, np.float64)
+        word_dots = _prefix(self.words @ target.astype(self.words.dtype))
+        along = word_dots[self.last] - word_dots[self.first]  # W . t
+        own = np.divide(along, self.norms, out=np.zeros_like(along), where=self.norms > 0)
+        blend = (1 - SENTENCE_WEIGHT) * own
+        blend += SENTENCE_WEIGHT * (self.sentences @ target)[self.sentence_of]
+        sims: np.ndarray = np.divide(
+            blend, self.blend_norms, out=np.zeros_like(blend), where=self.blend_norms > 0
+        )
+        return sims
+
+
+def _prefix(values: np.ndarray) -> np.ndarray:
+    """0 followed by the running sums of ``values``."""
+    out = np.zeros(len(values) + 1, np.float64)
+    np.cumsum(values, out=out[1:])
+    return out
 
 
 @dataclass
@@ -151,31 +182,56 @@ def encode_sources(sources: dict[str, SourceText], encode: EncodeFn) -> TokenVec
 
 
 def window_vectors(src: SourceText, token_vecs: np.ndarray) -> WindowVectors:
-    """The unit vector of every candidate window: the mean of its words' vectors blended with
-    the mean of its sentence's (``token_vecs``: one row per token, zero for tokens without a
-    vector), computed for all windows at once."""
+    """The candidate windows of ``src`` ready to be scored against targets (see
+    :class:`WindowVectors`; ``token_vecs``: one row per token, zero for tokens without a
+    vector): each window's ``|W|``, its sentence and the norm of its blend, computed for all
+    windows at once."""
     windows = candidate_windows(src)
     dim = token_vecs.shape[1]
     if not windows:
-        return WindowVectors([], np.zeros((0, dim), np.float32))
-    first = np.array([w[0] for w in windows])
-    length = np.array([w[1] - w[0] for w in windows])
-    means = np.empty((len(windows), dim), np.float32)
-    for size in np.unique(length).tolist():  # windows of one length together, word by word
-        group = np.flatnonzero(length == size)
-        total = token_vecs[first[group]]
-        for offset in range(1, size):
-            total += token_vecs[first[group] + offset]
-        means[group] = total
+        empty = np.zeros(0, np.float64)
+        return WindowVectors(
+            [], token_vecs, np.zeros((0, dim)), np.zeros(0, np.int64), empty, empty
+        )
+    words = token_vecs.astype(np.float64)
+    first = np.array([w[0] for w in windows], dtype=np.int64)
+    last = np.array([w[1] for w in windows], dtype=np.int64)
     number: dict[tuple[int, int], int] = {}
     sums: list[np.ndarray] = []
+    token_sentence = np.zeros(len(words), np.int64)
     for _, s, e, lo, hi in sentence_token_ranges(src):
         if (s, e) not in number:
             number[(s, e)] = len(sums)
-            sums.append(token_vecs[lo:hi].sum(axis=0, dtype=np.float32))
-    sentences = _unit_rows(np.stack(sums))[[number[(w[3], w[4])] for w in windows]]
-    blend = (1 - SENTENCE_WEIGHT) * _unit_rows(means) + SENTENCE_WEIGHT * sentences
-    return WindowVectors(windows, _unit_rows(blend).astype(np.float32))
+            sums.append(words[lo:hi].sum(axis=0))
+        token_sentence[lo:hi] = number[(s, e)]
+    sentences = _unit_rows(np.stack(sums))
+    sentence_of = np.array([number[(w[3], w[4])] for w in windows], dtype=np.int64)
+    norms = np.sqrt(np.maximum(_window_squares(words, first, last), 0.0))
+    # W . S from the words' dot products with their own sentence's unit vector
+    with_sentence = _prefix(np.einsum("ij,ij->i", words, sentences[token_sentence]))
+    along = with_sentence[last] - with_sentence[first]
+    cosine = np.divide(along, norms, out=np.zeros_like(along), where=norms > 0)
+    has_words = (norms > 0).astype(np.float64)
+    has_sentence = (np.linalg.norm(sentences, axis=1) > 0).astype(np.float64)[sentence_of]
+    a, b = 1 - SENTENCE_WEIGHT, SENTENCE_WEIGHT
+    squared = a * a * has_words + b * b * has_sentence + 2 * a * b * cosine
+    blend_norms = np.sqrt(np.maximum(squared, 0.0))
+    return WindowVectors(windows, token_vecs, sentences, sentence_of, norms, blend_norms)
+
+
+def _window_squares(words: np.ndarray, first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """``|W|^2`` of each window ``first:last`` of ``words``: the sum of the dot products of
+    every two of its words, from prefix sums of the dot products of words ``d`` apart."""
+    width = int((last - first).max())
+    total = np.zeros(len(first), np.float64)
+    for d in range(width):
+        dots = np.einsum("ij,ij->i", words[: len(words) - d], words[d:])
+        sums = _prefix(dots)  # sums[k]: pairs (i, i + d) with i < k
+        end = np.maximum(last - d, first)  # pairs inside the window start before last - d
+        top = len(sums) - 1  # a window near the end may start past the last pair d apart
+        pairs = sums[np.minimum(end, top)] - sums[np.minimum(first, top)]
+        total += pairs if d == 0 else 2 * pairs
+    return total
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:
@@ -185,9 +241,7 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
     return unit
 
 
-def term_hits(
-    src: SourceText, targets: Sequence[TargetProfile], vecs: WindowVectors
-) -> np.ndarray:
+def term_hits(src: SourceText, targets: Sequence[TargetProfile], vecs: WindowVectors) -> np.ndarray:
     """For each window (rows) and target (columns), how many of the window's words the
     target's weighted terms contain: one pass over the source's tokens for all the targets."""
     code_of, codes = src.stem_codes
@@ -260,7 +314,7 @@ def semantic_windows(
     if not vecs.windows:
         return []
     if sims is None:
-        sims = vecs.matrix @ target_vec
+        sims = vecs.sims(target_vec)
     if hits is None:
         hits = term_hits(src, [target], vecs)[:, 0]
     scores = sims + 0.02 * np.minimum(hits, TERM_HITS_COUNTED)

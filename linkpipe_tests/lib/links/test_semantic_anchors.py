@@ -83,7 +83,49 @@ def test_window_vectors_blend_words_and_sentence() -> None:
     sentence = _encode(sentence_words).sum(axis=0)
     blend = (1 - SENTENCE_WEIGHT) * words / np.linalg.norm(words)
     blend += SENTENCE_WEIGHT * sentence / np.linalg.norm(sentence)
-    assert windows.matrix[row] == pytest.approx(blend / np.linalg.norm(blend), abs=1e-6)
+    target = _encode(["archive"])[0]
+    expected = float(blend @ target / np.linalg.norm(blend))
+    assert windows.sims(target)[row] == pytest.approx(expected, abs=1e-6)
+
+
+def _blend_cosines(src: SourceText, vectors: np.ndarray, target: np.ndarray) -> list[float]:
+    """Every window's cosine with ``target`` from its blended vector, made window by window."""
+
+    def unit(v: np.ndarray) -> np.ndarray:
+        n = np.linalg.norm(v)
+        return v / n if n > 0 else v
+
+    ranges = {(s, e): (lo, hi) for _, s, e, lo, hi in src.ranges}
+    out = []
+    for i, j, _, s, e in window_vectors(src, vectors).windows:
+        lo, hi = ranges[(s, e)]
+        sentence = unit(vectors[lo:hi].sum(axis=0))
+        blend = (1 - SENTENCE_WEIGHT) * unit(vectors[i:j].sum(axis=0))
+        out.append(float(unit(blend + SENTENCE_WEIGHT * sentence) @ target))
+    return out
+
+
+def test_window_cosines_without_a_window_matrix_equal_the_blended_vectors_cosines() -> None:
+    """A window's cosine comes from word-level sums (no window matrix): the same as from its
+    blended vector, for windows of two to six words, at the end of the text too, with words
+    without a vector and a sentence without any."""
+    text = (
+        "Revisit older articles, then refresh archive pages slowly. The of and. "
+        "Layer masks blend brush dynamics across every painted stroke"
+    )
+    parts = [text.index("The of"), text.index("Layer")]
+    sentences = [(0, 0, parts[0] - 1, "paragraph"), (0, parts[0], parts[1] - 1, "paragraph")]
+    src = SourceText(text, [*sentences, (1, parts[1], len(text), "paragraph")])
+    vectors = _vectors(src)
+    windows = window_vectors(src, vectors)
+    lengths = {j - i for i, j, *_ in windows.windows}
+    assert lengths == {2, 3, 4, 5, 6} and windows.windows[-1][1] == len(src.tokens)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        target = rng.standard_normal(16)
+        target /= np.linalg.norm(target)
+        expected = _blend_cosines(src, vectors, target)
+        assert windows.sims(target) == pytest.approx(expected, abs=1e-6)
 
 
 def test_best_window_per_sentence_exact_names_first() -> None:
@@ -177,7 +219,7 @@ def test_placing_in_rounds_parses_only_the_judged_sentences_in_batches_with_the_
         vecs = window_vectors(src, _vectors(src))
 
         def job(target: TargetProfile, src: SourceText = src, vecs=vecs):  # type: ignore[no-untyped-def]
-            return place_anchor_semantic(src, vecs, target, vecs.matrix[0], min_quality=-1.0)
+            return place_anchor_semantic(src, vecs, target, vecs.words[0], min_quality=-1.0)
 
         jobs = {name: (src, lambda t=t: job(t)) for name, t in targets.items()}
         results[rounds] = place_in_rounds(jobs) if rounds else {n: j() for n, (_, j) in jobs.items()}
