@@ -141,26 +141,55 @@ def _link_limits(src: SourceText) -> np.ndarray:
 
 def candidate_windows(src: SourceText, max_words: int = 6) -> list[Window]:
     """Token windows that may become anchors: 2 to ``max_words`` words of one linkable
-    sentence, on content words at both edges, never across punctuation or an existing link."""
-    words = src.content_words
-    first = [_edge(w, last=False) for w in words]
-    last = [_edge(w, last=True) for w in words]
-    tokens = src.tokens
-    broken = [False] + [  # punctuation between token j-1 and token j
-        PUNCT_RE.search(src.text, tokens[j - 1][2], tokens[j][1] + 1) is not None
-        for j in range(1, len(tokens))
+    sentence, on content words at both edges, never across punctuation or an existing link;
+    in the order of their sentences, then of their first and last tokens. Found for every
+    length at once over arrays of the source's tokens (a source has thousands)."""
+    ranges = sentence_token_ranges(src)
+    if not ranges:
+        return []
+    first, last = _edges(src)
+    broken = np.cumsum(_breaks(src))  # breaks[j]: punctuation between tokens j - 1 and j
+    ends = np.array([t[2] for t in src.tokens], dtype=np.float64)
+    limits = _link_limits(src)
+    number = np.full(len(ends), -1, dtype=np.int64)  # each token's linkable sentence
+    stop = np.zeros(len(ends), dtype=np.int64)  # the token after its sentence
+    for n, (_, _, _, lo, hi) in enumerate(ranges):
+        number[lo:hi], stop[lo:hi] = n, hi
+    starts = np.flatnonzero(first & (number >= 0))
+    found: list[tuple[np.ndarray, np.ndarray]] = []
+    for size in range(1, max_words):  # the last token is start + size
+        i = starts[starts + size < stop[starts]]
+        j = i + size
+        ok = last[j] & (broken[j] == broken[i]) & (ends[j] <= limits[i])
+        found.append((i[ok], j[ok]))
+    i = np.concatenate([f[0] for f in found])
+    j = np.concatenate([f[1] for f in found])
+    order = np.lexsort((j, i, number[i]))
+    i, j = i[order], j[order]
+    return [
+        (a, b + 1, *ranges[n][:3])
+        for a, b, n in zip(i.tolist(), j.tolist(), number[i].tolist(), strict=True)
     ]
-    limits = _link_limits(src).tolist()
-    out = []
-    for para, s, e, lo, hi in sentence_token_ranges(src):
-        for i in range(lo, hi):
-            if not first[i]:
-                continue
-            for j in range(i + 1, min(hi, i + max_words)):
-                if broken[j] or tokens[j][2] > limits[i]:
-                    break
-                if last[j]:
-                    out.append((i, j + 1, para, s, e))
+
+
+def _edges(src: SourceText) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each token may start, and end, an anchor (:func:`_edge`, once per word)."""
+    verdicts = {w: (_edge(w, last=False), _edge(w, last=True)) for w in set(src.content_words)}
+    pairs = [verdicts[w] for w in src.content_words]
+    return np.array([p[0] for p in pairs], bool), np.array([p[1] for p in pairs], bool)
+
+
+def _breaks(src: SourceText) -> np.ndarray:
+    """For each token, whether punctuation (:data:`PUNCT_RE`) lies between it and the token
+    before: searched in the gap and the token's first character, unless the gap is one space
+    (most are; a space and a word character cannot match)."""
+    tokens, text = src.tokens, src.text
+    out = np.zeros(len(tokens), dtype=bool)
+    for j in range(1, len(tokens)):
+        gap_start, start = tokens[j - 1][2], tokens[j][1]
+        if start - gap_start == 1 and text[gap_start] == " ":
+            continue
+        out[j] = PUNCT_RE.search(text, gap_start, start + 1) is not None
     return out
 
 

@@ -1,13 +1,14 @@
 """Semantic anchors: candidate windows, their vectors computed in batch, the best per sentence."""
 
-
 import numpy as np
 import pytest
 
 from linkpipe.lib.links.anchors import SourceText, TargetProfile
 from linkpipe.lib.links.semantic_anchors import (
+    PUNCT_RE,
     SENTENCE_WEIGHT,
     candidate_windows,
+    edge_word,
     encode_sources,
     place_anchor_semantic,
     semantic_windows,
@@ -65,6 +66,43 @@ def test_windows_stop_at_punctuation_links_and_filler_edges() -> None:
         "reading about layer masks",
         "layer masks",
     ]  # nothing across the comma, nothing in the linked "brush dynamics"
+
+
+def _windows_one_by_one(src: SourceText, max_words: int = 6) -> list[tuple[int, ...]]:
+    """The windows of :func:`candidate_windows` found token by token (its rules, read plainly)."""
+    words = src.content_words
+    out = []
+    for para, s, e, lo, hi in src.ranges:
+        for i in range(lo, hi):
+            if not edge_word(src, i, last=False):
+                continue
+            # the first character from which a window starting here would overlap a link
+            limit = min((ls for ls, le in src.link_spans if le > src.tokens[i][1]), default=1e9)
+            for j in range(i + 1, min(hi, i + max_words)):
+                gap = src.text[src.tokens[j - 1][2] : src.tokens[j][1] + 1]
+                if PUNCT_RE.search(gap) or src.tokens[j][2] > limit:
+                    break
+                if words[j] is not None and edge_word(src, j, last=True):
+                    out.append((i, j + 1, para, s, e))
+    return out
+
+
+def test_windows_of_every_length_at_once_are_those_found_one_by_one() -> None:
+    text = (
+        "Layer masks - the quick way - hide parts of a layer; use them often. "
+        'Brush dynamics (pressure, tilt) shape every stroke \u2014 see "Paint tools" now. '
+        "Selections grow smoothly across painted regions and feathered edges and soft borders"
+    )
+    cuts = [text.index("Brush"), text.index("Selections")]
+    sentences = [(0, 0, cuts[0] - 1, "paragraph"), (0, cuts[0], cuts[1] - 1, "paragraph")]
+    link = text.index("painted regions")
+    src = SourceText(text, [*sentences, (1, cuts[1], len(text), "paragraph")], [(link, link + 15)])
+    found = candidate_windows(src)
+    assert found == _windows_one_by_one(src) and len(found) == 17
+    assert {j - i for i, j, *_ in found} == {2, 3, 4, 5}
+    texts = {src.text[src.tokens[i][1] : src.tokens[j - 1][2]] for i, j, *_ in found}
+    assert "Layer masks" in texts and not any("masks - the" in t for t in texts)  # " - " cuts
+    assert not any("across painted" in t for t in texts)  # never into the link
 
 
 def test_window_vectors_blend_words_and_sentence() -> None:
@@ -222,7 +260,9 @@ def test_placing_in_rounds_parses_only_the_judged_sentences_in_batches_with_the_
             return place_anchor_semantic(src, vecs, target, vecs.words[0], min_quality=-1.0)
 
         jobs = {name: (src, lambda t=t: job(t)) for name, t in targets.items()}
-        results[rounds] = place_in_rounds(jobs) if rounds else {n: j() for n, (_, j) in jobs.items()}
+        results[rounds] = (
+            place_in_rounds(jobs) if rounds else {n: j() for n, (_, j) in jobs.items()}
+        )
         if rounds:
             assert judge.alone == []  # every parse in a batch
             assert sum(map(len, judge.batches)) == len(judge.cache)  # each sentence once
