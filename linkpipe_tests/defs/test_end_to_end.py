@@ -303,17 +303,36 @@ def _shard_metadata(db, asset: str, crawl_id: str) -> list[dict]:
     return [{k: v.value for k, v in meta.items()} for meta in latest.values()]
 
 
+def _crawl_metadata(db, asset: str, crawl_id: str) -> dict:
+    """The metadata of the latest materialization of a crawl-level asset."""
+    import dagster as dg
+
+    instance = instance_for(db)
+    found = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[crawl_id]), limit=1
+    ).records
+    return {k: v.value for k, v in found[0].asset_materialization.metadata.items()}
+
+
 def test_stages_report_what_their_models_cost(demo_db):
-    # the first crawl runs the embedding model on summaries and anchor words and parses the
-    # sentences its anchors are judged in; the second finds every vector and parse stored
+    # the first crawl runs the embedding model on summaries and, for the kept pairs' windows,
+    # on anchor words, and parses the sentences its anchors are judged in (names in the
+    # candidate step, windows in link_opportunities); the second finds every vector and parse
+    # stored
     _, _, db = demo_db
     first = _shard_metadata(db, "candidate_pairs", "crawl-1")
-    assert sum(m["parser_cpu_s"] for m in first) > 0.05
-    assert sum(m["embedder_cpu_s"] for m in first) > 0.05
+    assert sum(m["parser_cpu_s"] for m in first) > 0.01
+    assert all(m["embedder_cpu_s"] == 0 for m in first)  # names only: no word vectors
     assert sum(m["parses_stored"] for m in first) > 0
+    kept = _crawl_metadata(db, "link_opportunities", "crawl-1")
+    assert kept["embedder_cpu_s"] > 0.05 and kept["parser_cpu_s"] > 0.01
+    assert kept["placements_made"] > 0 and kept["placements_reused"] == 0  # a first crawl
     embedded = _shard_metadata(db, "page_embeddings", "crawl-1")
     assert all(m["embedded"] > 0 and m["embedder_cpu_s"] > 0.01 for m in embedded)
     again = _shard_metadata(db, "page_embeddings", "crawl-2")
     assert all(m["embedded"] == 0 and m["embedder_cpu_s"] == 0 for m in again)
     second = _shard_metadata(db, "candidate_pairs", "crawl-2")
     assert all(m["parser_cpu_s"] == 0 for m in second)
+    # scored again (a decision, a priority list): the kept pairs' stored placements are taken
+    again_kept = _crawl_metadata(db, "link_opportunities", "crawl-2")
+    assert again_kept["placements_reused"] > 0.8 * kept["placements_made"]
