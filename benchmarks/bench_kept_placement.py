@@ -1,0 +1,49 @@
+"""The placement of a stored crawl's kept pairs alone: ``link_opportunities`` recomputed with
+every kept pair placed anew (no stored placement taken), with a worker's library threads, on a
+copy of the database. With the copy's caches filled (a second run) it measures placement's own
+code; ``--first-run`` empties the parse and embedding caches first, as a site's first crawl.
+
+    python benchmarks/bench_kept_placement.py DB --crawl graph-full --copy-to /tmp/kept.duckdb
+
+Prints the step's CPU seconds, the models' share (from its metadata) and the suggestions
+placed in a sentence: run it alternately with two versions of the code on the same database
+for an A/B.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from bench_candidate_step import prepare
+
+from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
+from linkpipe.lib.threads import limited_threads
+from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("db", type=Path, help="a database holding the crawl's candidates")
+    parser.add_argument("--crawl", required=True, help="the crawl id")
+    parser.add_argument("--copy-to", type=Path, required=True, help="work on a copy made here")
+    parser.add_argument("--first-run", action="store_true", help="empty the copy's caches first")
+    parser.add_argument("--threads", type=int, default=1, help="library threads (a worker's: 1)")
+    parser.add_argument("--model", default=DEFAULT_MODEL)
+    args = parser.parse_args()
+    db = prepare(args.db, args.copy_to, args.first_run)
+    started = time.process_time()
+    with limited_threads(args.threads):
+        result = materialize_link_opportunities(db, args.crawl, args.model, reuse=False)
+    figures = {
+        "cpu_s": round(time.process_time() - started, 2),
+        **{k: result.meta[k] for k in ("embedder_cpu_s", "parser_cpu_s", "placements_made")},
+        "in_sentence": result.meta["in_sentence"],
+    }
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
