@@ -42,6 +42,10 @@ from linkpipe.lib.links.site_context import SiteContext
 # and at most PLACE_GROUP_WORDS tokens of them (about 60 MB of window vectors at 384 dimensions).
 PLACE_GROUP = 16
 PLACE_GROUP_WORDS = 10_000
+# Placements a kept pair keeps, best first: what the anchor ledger falls back on when a better
+# one's text already links another target of the page (windows are placed for kept pairs only,
+# so a longer list costs little).
+KEPT_CHOICES = 5
 PlaceJob = tuple[SourceText, "Callable[[], list[AnchorChoice]]"]
 Choices = tuple[AnchorChoice, ...]
 
@@ -145,7 +149,7 @@ def _place(
         return place_anchor(src, profile, ubiquitous=site.ubiquitous)
     target_vec = site.vectors[site.row_of[target]]
     return place_anchor_semantic(
-        src, vecs, profile, target_vec, ubiquitous=site.ubiquitous, hits=hits
+        src, vecs, profile, target_vec, limit=KEPT_CHOICES, ubiquitous=site.ubiquitous, hits=hits
     )
 
 
@@ -224,4 +228,5 @@ def _long_source_choices(
         for i in missing:
             found[i].append((offset, placed[(0, i)]))
         part.forget_parses()  # a long page's sentences are not seen again: memory holds one part
-    return [merge_choices(found[i]) if c is None else c for i, c in enumerate(plan.known)]
+    limit = 3 if names_only else KEPT_CHOICES
+    return [merge_choices(found[i], limit) if c is None else c for i, c in enumerate(plan.known)]

@@ -389,7 +389,7 @@ def place_anchor_semantic(
     non-overlapping. ``sims``, ``hits``: see :func:`semantic_windows`."""
     exact = sorted_names(src, target)
     semantic = semantic_windows(
-        src, vecs, target, target_vec, sims=sims, ubiquitous=ubiquitous,
+        src, vecs, target, target_vec, limit=limit, sims=sims, ubiquitous=ubiquitous,
         min_quality=min_quality, hits=hits, taken=exact,
     )  # fmt: skip
     windows = [w for w in semantic if w.quality >= min_quality]
