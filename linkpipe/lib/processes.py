@@ -4,8 +4,10 @@
 server process (``forkserver``: nothing of the caller's threads, locks or open databases is
 inherited), with a few items in flight per worker, so that memory holds a few batches and not
 the whole stream. A worker failure, or the caller leaving early, ends every worker at once; a
-worker whose caller died (``kill -9``) ends itself within a second. Workers never open the
-database: the caller reads and writes it.
+worker whose caller died (``kill -9``) ends itself within a second. The site models' workers
+never open the database (the caller reads and writes it); the kept pairs' placing workers
+(``stages/kept_anchors.py``) read texts and write the parse and word-vector caches as the
+candidate step's shard workers do, each open short and waiting for the file's lock.
 """
 
 from __future__ import annotations
