@@ -37,6 +37,7 @@ _PLACING_MODULES = (
             "anchors.py",
             "semantic_anchors.py",
             "candidates.py",
+            "placement.py",
             "site_context.py",
             "long_sources.py",
         ),

@@ -22,3 +22,14 @@ def test_a_key_names_the_parser_model_and_kind_of_placement(
     upgraded = anchor_reuse.AnchorReuse("model-a", semantic=True)
     assert upgraded.key("source-digest", "target-digest") != key
     assert "en_core_web_sm==9.9" in upgraded.salt
+
+
+def test_the_placing_code_digest_reads_every_module_that_decides_a_placement() -> None:
+    # the kept pairs' placements are stored by key (kept_placements): a change to the code that
+    # places them (how many placements a pair keeps, names only or windows) must change the key
+    from importlib import resources
+
+    modules = {name for _, names in anchor_reuse._PLACING_MODULES for name in names}
+    assert {"anchors.py", "semantic_anchors.py", "placement.py", "long_sources.py"} <= modules
+    for package, names in anchor_reuse._PLACING_MODULES:
+        assert all((resources.files(package) / name).is_file() for name in names)
