@@ -10,8 +10,9 @@ steps run in this process; the shards of a page step run in parallel worker proc
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -71,6 +72,20 @@ def instance_for(db_path: str | Path) -> dg.DagsterInstance:
     """The persistent Dagster instance beside the database."""
     os.environ["DAGSTER_HOME"] = str(dagster_home_for(db_path))
     return dg.DagsterInstance.get()
+
+
+@contextlib.contextmanager
+def long_lived_heap() -> Iterator[None]:
+    """Inside the block the objects alive at its start (imported modules, the Dagster instance)
+    are out of the cyclic collector's reach (``gc.freeze``): the collection at each step's end
+    (and any the collector starts by itself) walks what was made since, not the whole heap of a
+    process that imported Dagster, torch and spaCy (~0.2 CPU-s a collection)."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _materialize(
@@ -153,7 +168,7 @@ def run_graph(
     start_run(db_path, crawl_id, steps[0][0])
     try:
         last_page_step = max((i for i, step in enumerate(steps) if step[2]), default=-1)
-        with ShardPool(materialize_shard, workers or 0) as pool:
+        with long_lived_heap(), ShardPool(materialize_shard, workers or 0) as pool:
             for i, (label, assets, by_shard) in enumerate(steps):
                 stopping.raise_if_requested()
                 set_step(db_path, crawl_id, label)

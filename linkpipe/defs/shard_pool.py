@@ -17,6 +17,7 @@ the next run starts.
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import pickle
@@ -79,6 +80,9 @@ def _serve_tasks(conn: Connection, job: ShardJob, parent: int) -> None:
             send(("error", _portable(exc), traceback.format_exc()))
         else:
             send(("done",))
+        # what survives a task (imports, models; its garbage was collected at its end) is
+        # left out of later collections: each would walk it all again (~0.2 CPU-s)
+        gc.freeze()
 
 
 def _portable(exc: BaseException) -> BaseException:

@@ -18,6 +18,10 @@ SCRIPT = textwrap.dedent(
             raise ValueError("shard bad is broken")
         if key["shard"] == "die":
             os._exit(7)
+        if key["shard"].startswith("frozen"):
+            import gc
+            progress.report(f"frozen {gc.get_freeze_count() > 0}", 1, 1)
+            return
         if key["shard"].startswith("threads"):
             import torch
             from threadpoolctl import threadpool_info
@@ -125,3 +129,14 @@ def test_workers_serve_every_step_of_a_run_and_a_failure_closes_the_pool(tmp_pat
         "2 True [True, True]",  # the same two processes ran both steps
         "the shard pool is closed (an earlier step failed) True",
     ]
+
+
+def test_a_worker_leaves_what_survived_its_first_task_out_of_later_collections(tmp_path):
+    # one worker takes both tasks in turn: nothing frozen in the first, its survivors after
+    script = tmp_path / "pool_job.py"
+    script.write_text(SCRIPT.replace("ShardPool(job, 2)", "ShardPool(job, 1)"))
+    done = subprocess.run(
+        [sys.executable, str(script), "frozen0,frozen1"], capture_output=True, text=True, timeout=90
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok [('frozen False', 1, 1), ('frozen True', 1, 1)]"
