@@ -17,6 +17,8 @@ from dataclasses import dataclass, fields
 from operator import attrgetter, itemgetter
 from typing import Any, Protocol
 
+import polars as pl
+
 from linkpipe.lib.links.anchors import AnchorChoice
 
 ColumnValue = str | int | float | bool | None
@@ -144,10 +146,18 @@ class StoredPlacements(Mapping[str, tuple[AnchorChoice, ...]]):
     """Stored placements by anchor key, each decoded when it is first asked for (most of a
     shard's are never asked for when its sources' rows are copied). ``rows``: tuples of
     ``select_shard_placements.sql`` (the key, the ``anchor_*`` columns in
-    :data:`_BEST_COLUMNS` order, ``anchor_alternatives``)."""
+    :data:`_BEST_COLUMNS` order, ``anchor_alternatives``: :data:`COLUMNS`)."""
+
+    COLUMNS = ("anchor_key", *_BEST_COLUMNS, "anchor_alternatives")
 
     def __init__(self, rows: Iterable[Sequence[Any]]) -> None:
         self._rows = {str(r[0]): r for r in rows}
+
+    def frame(self, keys: Sequence[str]) -> pl.DataFrame:
+        """The stored rows of ``keys``, in order, as they were read (:data:`COLUMNS`; the
+        alternatives' JSON text not decoded)."""
+        rows = [self._rows[k] for k in keys]
+        return pl.DataFrame(rows, schema=self.COLUMNS, orient="row", infer_schema_length=None)
 
     def __getitem__(self, key: str) -> tuple[AnchorChoice, ...]:
         row = self._rows[key]

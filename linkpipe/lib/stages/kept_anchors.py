@@ -106,14 +106,27 @@ class Placing:
 
 
 @dataclass
+class _Waiting:
+    """A batch waiting for its jobs: its pairs, the placements known by key, the jobs not
+    done yet and the pairs they placed (by source and target)."""
+
+    start: int
+    pairs: list[CandidatePair]
+    known: Mapping[str, Choices]
+    jobs: int
+    placed: dict[tuple[str, str], CandidatePair] = field(default_factory=dict)
+
+
+@dataclass
 class KeptAnchors:
-    """Places the windows of a crawl's batches of kept pairs (a :data:`Placer`), a job of
-    :data:`SOURCES_AT_ONCE` sources at a time: the stored placements of their keys taken
-    (with ``reuse``), the others placed, in ``workers`` processes once more than
+    """Places the windows of a crawl's batches of kept pairs (a :data:`Placer`): the stored
+    placements of their keys taken (with ``reuse``), the sources with a pair still to place
+    sent in jobs of :data:`SOURCES_AT_ONCE` of them, in ``workers`` processes once more than
     :data:`PARALLEL_FROM` sources were placed here (a refresh that places few starts none).
-    With ``sink``, every pair's placements go to it as a frame of :data:`PLACEMENT_COLUMNS`
-    (the stage writes them to ``kept_placements``); with ``remember`` they stay in memory
-    for a next scoring of the same crawl (the evaluation scores twice)."""
+    With ``sink``, every pair's placements go to it as frames of :data:`PLACEMENT_COLUMNS`
+    (the stage writes them to ``kept_placements``; stored ones as they were read, not
+    decoded and encoded again); with ``remember`` they stay in memory for a next scoring of
+    the same crawl (the evaluation scores twice)."""
 
     placing: Placing
     reuse: bool = True
@@ -126,27 +139,26 @@ class KeptAnchors:
 
     def __call__(self, batches: Batches) -> Batches:
         """The batches (whole sources, in order) with their pairs' full placements."""
-        layout: deque[tuple[int, int]] = deque()  # (first position, jobs) of each batch
+        waiting: deque[_Waiting] = deque()
 
         def jobs() -> Iterator[Job]:
             for start, pairs in batches:
                 known = self._known(pairs)
-                chunks = _source_chunks(pairs, SOURCES_AT_ONCE)
-                layout.append((start, len(chunks)))
-                for chunk in chunks:
+                chunks = _source_chunks(_to_place(pairs, known), SOURCES_AT_ONCE) or [[]]
+                waiting.append(_Waiting(start, pairs, known, len(chunks)))
+                for chunk in chunks:  # a batch with nothing to place: one empty job
                     keys = {p.anchor_key for p in chunk if p.anchor_key in known}
                     yield chunk, {k: known[k] for k in keys if k is not None}
 
-        held: list[CandidatePair] = []
-        count = 0
         for placed, reused, _ in self._run(jobs()):
-            held += placed
-            count += 1
+            batch = next(w for w in waiting if w.jobs)  # jobs end in the order they came
+            batch.jobs -= 1
+            batch.placed.update(((p.source_url, p.target_url), p) for p in placed)
             self.reused += reused
             self.placed += len(placed) - reused
-            if count == layout[0][1]:
-                yield layout.popleft()[0], self._done(held)
-                held, count = [], 0
+            while waiting and not waiting[0].jobs:
+                done = waiting.popleft()
+                yield done.start, self._done(done)
 
     def _run(self, jobs: Iterator[Job]) -> Iterator[Done]:
         """Each job done in order: here, then in workers once enough sources were placed."""
@@ -166,12 +178,28 @@ class KeptAnchors:
             model_cpu.add(done[2])  # counted with the stage's own
             yield done
 
-    def _done(self, pairs: list[CandidatePair]) -> list[CandidatePair]:
-        """A batch placed: its placements kept (``remember``) and given to ``sink``."""
+    def _done(self, batch: _Waiting) -> list[CandidatePair]:
+        """A batch's pairs, in order, with their placements: those its jobs placed, the others
+        taken by key; kept in memory (``remember``) and given to ``sink``."""
+        pairs: list[CandidatePair] = []
+        stored: list[str] = []  # keys whose stored rows are written again as they are
+        for pair in batch.pairs:
+            done = batch.placed.get((pair.source_url, pair.target_url))
+            if done is None:  # every pair of its source known (a pair without a key is placed)
+                done = replace(pair, anchors=batch.known[pair.anchor_key or ""])
+                self.reused += 1
+            pairs.append(done)
+            key = done.anchor_key
+            if key is not None and isinstance(batch.known, StoredPlacements) and key in batch.known:
+                stored.append(key)
         if self.remember:
             self._held.update((p.anchor_key, p.anchors) for p in pairs if p.anchor_key)
         if self.sink is not None:
-            self.sink(placement_frame(pairs))
+            taken = set(stored)
+            self.sink(placement_frame([p for p in pairs if p.anchor_key not in taken]))
+            if stored:
+                assert isinstance(batch.known, StoredPlacements)
+                self.sink(batch.known.frame(stored).select(PLACEMENT_COLUMNS))
         return pairs
 
     def _known(self, pairs: list[CandidatePair]) -> Mapping[str, Choices]:
@@ -212,6 +240,13 @@ def _source_chunks(pairs: list[CandidatePair], size: int) -> list[list[Candidate
                 sources = 1
         chunks[-1].append(pair)
     return chunks
+
+
+def _to_place(pairs: list[CandidatePair], known: Mapping[str, Choices]) -> list[CandidatePair]:
+    """The pairs of the sources with a pair whose placements are not ``known`` (or that has
+    no anchor key): a source's windows are placed together."""
+    sources = {p.source_url for p in pairs if p.anchor_key is None or p.anchor_key not in known}
+    return [p for p in pairs if p.source_url in sources]
 
 
 def _taken(pairs: list[CandidatePair], reuse: AnchorReuse) -> list[CandidatePair]:
