@@ -5,6 +5,10 @@ code; ``--first-run`` empties the parse and embedding caches first, as a site's 
 
     python benchmarks/bench_kept_placement.py DB --crawl graph-full --copy-to /tmp/kept.duckdb
 
+``--reuse`` measures a refresh's step instead: the crawl's own scored rows and placements are
+deleted from the copy, and its kept pairs take the placements other crawls stored for their
+keys (the step as it runs, with the copy's workers; the crawl's rows are computed anew).
+
 Prints the step's CPU seconds, the models' share (from its metadata) and the suggestions
 placed in a sentence: run it alternately with two versions of the code on the same database
 for an A/B.
@@ -19,9 +23,22 @@ from pathlib import Path
 
 from bench_candidate_step import prepare
 
-from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
+from linkpipe.lib.stages.link_opportunities import (
+    OPPORTUNITY_TABLES,
+    materialize_link_opportunities,
+)
+from linkpipe.lib.storage import open_db
 from linkpipe.lib.threads import limited_threads
 from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
+
+
+def forget_scored_rows(db: Path, crawl_id: str) -> None:
+    """Delete the crawl's rows of the scoring step (and its inputs' digest, so that nothing is
+    copied): its kept pairs can then take only other crawls' placements."""
+    with open_db(db) as con:
+        for table in (*OPPORTUNITY_TABLES, "opportunity_inputs"):
+            con.execute(f"DELETE FROM {table} WHERE crawl_id = ?", [crawl_id])
+        con.execute("CHECKPOINT")
 
 
 def main() -> None:
@@ -32,14 +49,18 @@ def main() -> None:
     parser.add_argument("--first-run", action="store_true", help="empty the copy's caches first")
     parser.add_argument("--threads", type=int, default=1, help="library threads (a worker's: 1)")
     parser.add_argument("--model", default=DEFAULT_MODEL)
+    parser.add_argument("--reuse", action="store_true", help="take other crawls' placements")
     args = parser.parse_args()
     db = prepare(args.db, args.copy_to, args.first_run)
+    if args.reuse:
+        forget_scored_rows(db, args.crawl)
     started = time.process_time()
     with limited_threads(args.threads):
-        result = materialize_link_opportunities(db, args.crawl, args.model, reuse=False)
+        result = materialize_link_opportunities(db, args.crawl, args.model, reuse=args.reuse)
     figures = {
         "cpu_s": round(time.process_time() - started, 2),
-        **{k: result.meta[k] for k in ("embedder_cpu_s", "parser_cpu_s", "placements_made")},
+        **{k: result.meta.get(k, 0) for k in ("embedder_cpu_s", "parser_cpu_s")},
+        **{k: result.meta[k] for k in ("placements_made", "placements_reused")},
         "in_sentence": result.meta["in_sentence"],
     }
     print(json.dumps(figures))

@@ -1,0 +1,60 @@
+"""Stored crawls run again through the product's runner, every step but the crawl, on a copy of
+their database: the CPU of each step of a refresh without serving and crawling the site again.
+
+    python benchmarks/bench_rerun.py /tmp/b1k/db-1000-graph/bench.duckdb \
+        --copy-to /tmp/rerun/bench.duckdb graph-refresh-unchanged graph-refresh-edited
+
+The crawls run in the order given, in one process, as a nightly ``linkpipe run`` of each would
+(``run_graph`` with every asset but ``crawl_export``; the copy gets the database's Dagster home
+too). Run it alternately with two versions of the code (``PYTHONPATH``) for an A/B of a
+refresh: each step's work is the same as long as neither version changes ``linkpipe/lib``
+(a digest of that code is an input of every stored result: another one recomputes what the
+refresh would copy; then rerun the full crawl first, then the refreshes, on both sides).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+from bench_meter import Meter
+
+from linkpipe.defs.assets import ALL_ASSETS
+from linkpipe.defs.runner import run_graph
+from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
+
+
+def copy_database(db: Path, copy_to: Path) -> Path:
+    """A fresh copy of ``db`` and of the Dagster home beside it at ``copy_to``."""
+    copy_to.parent.mkdir(parents=True, exist_ok=True)
+    for stale in (copy_to, copy_to.with_name(copy_to.name + ".wal")):
+        stale.unlink(missing_ok=True)
+    shutil.copyfile(db, copy_to)
+    home = copy_to.parent / "dagster_home"
+    shutil.rmtree(home, ignore_errors=True)
+    if (db.parent / "dagster_home").is_dir():
+        shutil.copytree(db.parent / "dagster_home", home)
+    return copy_to
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("db", type=Path, help="a database holding the crawls")
+    parser.add_argument("crawls", nargs="+", help="the crawl ids, in the order to run them")
+    parser.add_argument("--copy-to", type=Path, required=True, help="work on a copy made here")
+    parser.add_argument("--model", default=DEFAULT_MODEL)
+    args = parser.parse_args()
+    db = copy_database(args.db, args.copy_to)
+    stages = tuple(a.key.path[-1] for a in ALL_ASSETS if a.key.path[-1] != "crawl_export")
+    for crawl in args.crawls:
+        meter = Meter()
+        run_graph(db, crawl, args.model, stages=stages, on_step=meter.switch)
+        meter.stop()
+        steps = {s.stage: round(s.cpu_s, 2) for s in meter.stages}
+        print(crawl, json.dumps({**steps, "total": round(sum(steps.values()), 2)}), flush=True)
+
+
+if __name__ == "__main__":  # the shard workers import this module: nothing runs then
+    main()
