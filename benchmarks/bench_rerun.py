@@ -19,6 +19,7 @@ import json
 import shutil
 from pathlib import Path
 
+from bench_candidate_step import prepare
 from bench_meter import Meter
 
 from linkpipe.defs.assets import ALL_ASSETS
@@ -29,9 +30,7 @@ from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
 def copy_database(db: Path, copy_to: Path) -> Path:
     """A fresh copy of ``db`` and of the Dagster home beside it at ``copy_to``."""
     copy_to.parent.mkdir(parents=True, exist_ok=True)
-    for stale in (copy_to, copy_to.with_name(copy_to.name + ".wal")):
-        stale.unlink(missing_ok=True)
-    shutil.copyfile(db, copy_to)
+    prepare(db, copy_to, first_run=False)
     home = copy_to.parent / "dagster_home"
     shutil.rmtree(home, ignore_errors=True)
     if (db.parent / "dagster_home").is_dir():
