@@ -8,7 +8,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from linkpipe.lib import retention, storage
+from linkpipe.lib import retention
 from linkpipe.lib.hashing import text_hash
 from linkpipe.lib.retention import crawls_beyond, prune_crawls, publish_copy
 from linkpipe.lib.run_status import finish_run
@@ -16,6 +16,7 @@ from linkpipe.lib.storage import (
     CopiedRows,
     StorageError,
     connect,
+    connection,
     crawl_row,
     execute,
     fetch_frame,
@@ -505,7 +506,7 @@ def test_schema_runs_once_per_version_of_the_sql(tmp_path):
     db = tmp_path / "s.duckdb"
     with open_db(db) as con:
         wanted = con.execute("SELECT sql_hash FROM linkpipe_schema").fetchall()
-        assert wanted == [(storage._schema_hash(),)]
+        assert wanted == [(connection._schema_hash(),)]
         con.execute("DROP VIEW v_opportunities")  # not recreated while the hash matches
     with open_db(db) as con:
         assert con.execute(
