@@ -10,9 +10,8 @@ steps run in this process; the shards of a page step run in parallel worker proc
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -26,7 +25,7 @@ from linkpipe.defs.resources import LinkpipeSettings, resources_for
 from linkpipe.defs.shard_pool import ShardPool, default_workers
 from linkpipe.lib import stopping
 from linkpipe.lib.hashing import DEFAULT_SHARDS
-from linkpipe.lib.heap import return_free_memory
+from linkpipe.lib.heap import long_lived_heap, return_free_memory
 from linkpipe.lib.retention import DEFAULT_KEEP_CRAWLS
 from linkpipe.lib.run_status import (
     finish_run_in,
@@ -72,20 +71,6 @@ def instance_for(db_path: str | Path) -> dg.DagsterInstance:
     """The persistent Dagster instance beside the database."""
     os.environ["DAGSTER_HOME"] = str(dagster_home_for(db_path))
     return dg.DagsterInstance.get()
-
-
-@contextlib.contextmanager
-def long_lived_heap() -> Iterator[None]:
-    """Inside the block the objects alive at its start (imported modules, the Dagster instance)
-    are out of the cyclic collector's reach (``gc.freeze``): the collection at each step's end
-    (and any the collector starts by itself) walks what was made since, not the whole heap of a
-    process that imported Dagster, torch and spaCy (~0.2 CPU-s a collection)."""
-    gc.collect()
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def _materialize(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
+from collections.abc import Iterator
 
 
 def return_free_memory() -> None:
@@ -18,3 +19,17 @@ def return_free_memory() -> None:
     gc.collect()
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+@contextlib.contextmanager
+def long_lived_heap() -> Iterator[None]:
+    """Inside the block the objects alive at its start (imported modules, the Dagster instance)
+    are out of the cyclic collector's reach (``gc.freeze``): the collection at each step's end
+    (and any the collector starts by itself) walks what was made since, not the whole heap of a
+    process that imported Dagster, torch and spaCy (~0.2 CPU-s a collection)."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

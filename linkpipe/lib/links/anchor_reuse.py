@@ -35,6 +35,7 @@ _PLACING_MODULES = (
         "linkpipe.lib.links",
         (
             "anchors.py",
+            "lexical_anchors.py",
             "semantic_anchors.py",
             "candidates.py",
             "placement.py",

@@ -259,9 +259,10 @@ def overlaps_link(src: SourceText, start: int, end: int) -> bool:
     return any(start < le and ls < end for ls, le in src.link_spans)
 
 
-def _choice(
+def token_choice(
     src: SourceText, sent: SentenceRange, lo: int, hi: int, kind: str, q: float
 ) -> AnchorChoice:
+    """The placement of tokens ``lo:hi`` of sentence ``sent``, of ``kind`` and quality ``q``."""
     para, s, e = sent[0], sent[1], sent[2]
     start, end = src.tokens[lo][1], src.tokens[hi - 1][2]
     return AnchorChoice(src.text[start:end], start, end, src.text[s:e], s, para, kind, q)
@@ -306,7 +307,7 @@ def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]
     found: list[AnchorChoice] = []
     for number, i, minus_n, kind in sorted(name_hits(src, target)):
         sent = src.ranges[number]
-        choice = _choice(src, sent, i, i - minus_n, kind, PHRASE_KIND_QUALITY[kind])
+        choice = token_choice(src, sent, i, i - minus_n, kind, PHRASE_KIND_QUALITY[kind])
         # A one-word name must be a noun or a phrase of its own: "reset" in "the state is reset"
         # is not the page "Reset". A longer name the parse cannot fit into a phrase stays as it
         # is: editors link names.
@@ -330,72 +331,6 @@ def only_ubiquitous(src: SourceText, lo: int, hi: int, ubiquitous: frozenset[str
     return bool(ubiquitous) and bool(content) and all(s in ubiquitous for s in content)
 
 
-def best_windows(
-    src: SourceText,
-    target: TargetProfile,
-    max_words: int = 6,
-    limit: int = 3,
-    ubiquitous: frozenset[str] = frozenset(),
-) -> list[AnchorChoice]:
-    """The best 2-``max_words`` word windows by the target's term weights, best first; never
-    one of only ``ubiquitous`` words (see :data:`UBIQUITOUS_DOC_SHARE`)."""
-    stems = [t[0] for t in src.tokens]
-    scored: list[tuple[float, AnchorChoice]] = []
-    for sent in sentence_token_ranges(src):
-        _, _, _, lo, hi = sent
-        sentence_weight = sum(target.terms.get(s, 0.0) for s in set(stems[lo:hi]))
-        for i in range(lo, hi):
-            if stems[i] in STOP_STEMS:
-                continue
-            if target.terms.get(stems[i], 0.0) <= 0:
-                continue  # windows start and end on a word the target is about
-            for j in range(i + 2, min(hi, i + max_words) + 1):
-                if target.terms.get(stems[j - 1], 0.0) <= 0:
-                    continue
-                start, end = src.tokens[i][1], src.tokens[j - 1][2]
-                if PUNCT_RE.search(src.text, start, end):
-                    break  # never across a comma, colon or bracket
-                window = stems[i:j]
-                matched = [target.terms.get(s, 0.0) for s in set(window)]
-                matched = [w for w in matched if w > 0]
-                if len(matched) < 2 and max(matched) < 0.6:
-                    continue
-                content = sum(1 for s in set(window) if s not in STOP_STEMS)
-                quality = min(1.0, sum(matched) / 1.5) * (len(matched) / content) ** 0.5
-                score = quality + 0.03 * len(matched) + 0.05 * min(sentence_weight, 4.0)
-                choice = _choice(src, sent, i, j, "phrase", round(quality, 4))
-                if (
-                    not overlaps_link(src, choice.start, choice.end)
-                    and not is_generic_anchor(choice.anchor_text)
-                    and not only_ubiquitous(src, i, j, ubiquitous)
-                    and src.well_formed(choice.start, choice.end, sent[1], sent[2])
-                ):
-                    scored.append((score, choice))
-    scored.sort(key=lambda t: (-t[0], t[1].start))
-    out: list[AnchorChoice] = []
-    for _, choice in scored:
-        if all(choice.end <= c.start or choice.start >= c.end for c in out):
-            out.append(choice)
-        if len(out) >= limit:
-            break
-    return out
-
-
-def place_anchor(
-    src: SourceText,
-    target: TargetProfile,
-    min_quality: float = 0.45,
-    limit: int = 3,
-    ubiquitous: frozenset[str] = frozenset(),
-) -> list[AnchorChoice]:
-    """Anchor choices for one (source, target) pair, best first; empty when none fits
-    (``ubiquitous``: the site's ubiquitous stems, see :func:`best_windows`)."""
-    exact = sorted_names(src, target)
-    found = best_windows(src, target, limit=limit, ubiquitous=ubiquitous)
-    windows = [w for w in found if w.quality >= min_quality]
-    return non_overlapping(exact + windows)[:limit]
-
-
 def sorted_names(src: SourceText, target: TargetProfile) -> list[AnchorChoice]:
     """The target's :func:`exact_mentions`, best first (quality, then longer, then earlier)."""
     exact = exact_mentions(src, target)
@@ -413,8 +348,8 @@ def non_overlapping(choices: list[AnchorChoice]) -> list[AnchorChoice]:
 
 
 def place_names(src: SourceText, target: TargetProfile, limit: int = 3) -> list[AnchorChoice]:
-    """The placements of a pair on the target's names alone: what :func:`place_anchor` and
+    """The placements of a pair on the target's names alone: what
+    :func:`~linkpipe.lib.links.lexical_anchors.place_anchor` and
     :func:`~linkpipe.lib.links.semantic_anchors.place_anchor_semantic` place first, without
     the windows (the candidate step's: see :mod:`~linkpipe.lib.links.placement`)."""
     return non_overlapping(sorted_names(src, target))[:limit]
-

@@ -7,7 +7,7 @@ Two depths, one code path:
   :func:`~linkpipe.lib.links.anchors.place_names`). The candidate step places these for every
   pair: a pair's ``title_match`` is the quality of its best name, so scoring needs them.
 * **full**: names, then the best windows of the source's words: semantic with the source's word
-  vectors (see :mod:`semantic_anchors`), lexical without (see :func:`anchors.place_anchor`).
+  vectors (see :mod:`semantic_anchors`), lexical without (see :func:`lexical_anchors.place_anchor`).
   The semantic windows are most of a placement's cost (the source's word vectors, its
   windows' vectors and the parse of the sentences judged), so they are found only for the
   pairs scoring keeps (:func:`place_kept`): about a fifth of the candidates.
@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
-from linkpipe.lib.links.anchors import AnchorChoice, SourceText, place_anchor, place_names
+from linkpipe.lib.links.anchors import AnchorChoice, SourceText, place_names
+from linkpipe.lib.links.lexical_anchors import place_anchor
 from linkpipe.lib.links.long_sources import is_long, iter_parts, merge_choices
 from linkpipe.lib.links.parse_rounds import place_in_rounds
 from linkpipe.lib.links.rows import CandidatePair

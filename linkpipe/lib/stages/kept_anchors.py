@@ -183,23 +183,22 @@ class KeptAnchors:
         taken by key; kept in memory (``remember``) and given to ``sink``."""
         pairs: list[CandidatePair] = []
         stored: list[str] = []  # keys whose stored rows are written again as they are
+        rows = batch.known if isinstance(batch.known, StoredPlacements) else None
         for pair in batch.pairs:
             done = batch.placed.get((pair.source_url, pair.target_url))
             if done is None:  # every pair of its source known (a pair without a key is placed)
                 done = replace(pair, anchors=batch.known[pair.anchor_key or ""])
                 self.reused += 1
             pairs.append(done)
-            key = done.anchor_key
-            if key is not None and isinstance(batch.known, StoredPlacements) and key in batch.known:
-                stored.append(key)
+            if rows is not None and done.anchor_key in rows:
+                stored.append(done.anchor_key or "")
         if self.remember:
             self._held.update((p.anchor_key, p.anchors) for p in pairs if p.anchor_key)
         if self.sink is not None:
             taken = set(stored)
             self.sink(placement_frame([p for p in pairs if p.anchor_key not in taken]))
-            if stored:
-                assert isinstance(batch.known, StoredPlacements)
-                self.sink(batch.known.frame(stored).select(PLACEMENT_COLUMNS))
+            if rows is not None and stored:
+                self.sink(rows.frame(stored).select(PLACEMENT_COLUMNS))
         return pairs
 
     def _known(self, pairs: list[CandidatePair]) -> Mapping[str, Choices]:

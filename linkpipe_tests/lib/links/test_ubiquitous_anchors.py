@@ -1,13 +1,13 @@
 """Windows made only of words the whole site uses ("ikiwiki plugins" on ikiwiki's wiki) are no
 anchors: they give way to the next window; an exact name of the target is still placed."""
 
-
 import numpy as np
 
 from linkpipe.lib.content.extraction import extract_main_content
 from linkpipe.lib.links import anchor_reuse
-from linkpipe.lib.links.anchors import SourceText, TargetProfile, best_windows, place_anchor
+from linkpipe.lib.links.anchors import SourceText, TargetProfile
 from linkpipe.lib.links.candidates import build_candidates
+from linkpipe.lib.links.lexical_anchors import best_windows, place_anchor
 from linkpipe.lib.links.semantic_anchors import encode_sources, semantic_windows, window_vectors
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.site_models import SitePage

@@ -1,4 +1,4 @@
-"""The runner's frozen heap (``defs/runner.long_lived_heap``): objects alive when a run starts
+"""The frozen heap of a run (``lib/heap.long_lived_heap``): objects alive when a run starts
 are left out of each step's collection; garbage made during the run is still collected."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from linkpipe.defs.runner import long_lived_heap
+from linkpipe.lib.heap import long_lived_heap
 
 
 class Node:
