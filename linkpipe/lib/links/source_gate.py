@@ -12,7 +12,9 @@ can differ from the previous crawl's. A source is *quiet* when:
   its TF-IDF neighbours and what the name index makes of the names its text holds (the best
   name of each target it names, which targets have a vector, the strongest names in order).
   The names are looked up from the keys stored with the source, so its text is not
-  tokenised: valid while the site's set of name keys is the same (part of the digest);
+  tokenised: valid while the site's set of name keys is the same (part of the digest). A
+  source whose gate digest is the stored one keeps its stored keys when the gate stops it
+  for one of the reasons below (its text and the site's names are those of the digest);
 * none of the targets of its previous rows is *touched* (:class:`SiteChanges`): a page whose
   stored facts changed, came or went, a page whose incoming links or their anchors changed
   (its co-citation and known anchors), a page for which a one-word name of its own became or
@@ -111,7 +113,10 @@ def retrieve_ungated(
             digest = _digest(gate, site, found, qi, src, pages, named, ann)
             if gate.passes(source, digest):
                 continue
-        keys = name_keys(site, src)
+        if before is not None and gate.digests.get(source) == digest:
+            keys = before  # same text, same site names (both in the digest): same keys
+        else:
+            keys = name_keys(site, src)
         if keys != before:  # the names looked up and digested above are not its text's
             named = named_by_keys(site, source, keys)
             digest = _digest(gate, site, found, qi, src, pages, named, ann)

@@ -18,6 +18,7 @@ from linkpipe.lib.links.source_gate import (
     name_keys,
     named_by_keys,
     read_depth,
+    retrieve_ungated,
 )
 from linkpipe.lib.vectors.ann import build_index
 
@@ -97,3 +98,32 @@ def test_a_source_passes_only_when_nothing_it_reads_changed() -> None:
     assert gate.quiet == ["/a"]
     closed = SourceGate("salt", changes, CandidateLimits(), digests={"/a": "d1"}, open=False)
     assert not closed.passes("/a", "d1") and closed.quiet == []
+
+
+def test_a_source_stopped_for_a_touched_target_keeps_its_stored_name_keys() -> None:
+    limits = CandidateLimits(k=3, min_similarity=-1.0)
+    site = _site({})
+    ann = build_index(site.vectors, [p.url for p in site.pages])
+    pages = {p.url: "facts" for p in site.pages}
+
+    def text() -> SourceText:
+        return SourceText(
+            "Use the raster guide 0 and the vector guide 1.", [(0, 0, 46, "paragraph")]
+        )
+
+    first = SourceGate("salt", SiteChanges(frozenset(), frozenset()), limits, open=False)
+    expected = retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, first, pages)
+    digest, keys = first.computed["/p0"]
+    assert keys == ["raster guid 0", "vector guid 1"]
+    touched = SiteChanges(frozenset({"/p1"}), frozenset())
+    stored = {"digests": {"/p0": digest}, "keys": {"/p0": keys}, "targets": {"/p0": {"/p1"}}}
+    gate = SourceGate("salt", touched, limits, **stored)
+    src = text()
+    assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == expected
+    assert gate.quiet == [] and gate.computed["/p0"] == (digest, keys)
+    assert "tokens" not in src.__dict__  # the keys came from the store, not from its words
+    # stored under another digest (another text, say): its keys come from its words again
+    gate = SourceGate("salt", touched, limits, **(stored | {"digests": {"/p0": "old"}}))
+    src = text()
+    assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == expected
+    assert gate.computed["/p0"] == (digest, keys) and "tokens" in src.__dict__
