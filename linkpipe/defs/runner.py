@@ -159,8 +159,8 @@ def run_graph(
                 set_step(db_path, crawl_id, label)
                 if on_step:
                     on_step(label)
-                if by_shard and not pool.workers:  # decided once the crawl is stored
-                    pool.workers, pool.threads = run_workers(db_path, crawl_id)
+                if by_shard and not workers:  # decided once the crawl is stored
+                    _size_pool(pool, run_workers(db_path, crawl_id, _site_wide(assets)))
                 _run_step(assets, by_shard, crawl_id, instance, settings, pool)
                 if i == last_page_step:  # the workers' models and site context go
                     pool.close(finished=True)
@@ -176,25 +176,40 @@ def run_graph(
         finish_run_in(db_path, crawl_id, "partial")
 
 
-def run_workers(db_path: str | Path, crawl_id: str) -> tuple[int, int]:
-    """(worker processes, library threads in each) for the page steps of a run: one worker per
+def run_workers(db_path: str | Path, crawl_id: str, site_wide: bool = True) -> tuple[int, int]:
+    """(worker processes, library threads in each) for a page step of a run: one worker per
     core (``LINKPIPE_WORKERS`` when set) with ``cores // workers`` threads, or one worker with
-    one thread when the crawl brings too little work to pay for more. Each worker loads the
-    libraries and models once (about 7 CPU-s: PyTorch, the embedding model, spaCy), and extra
-    library threads spin more than they save on small work, so a refresh that changed a few
-    pages costs least in one thread of one process. The estimate is
-    :data:`CHANGED_PAGE_CPU_S` per new or changed page plus, when any page changed (every shard
-    then recomputes its candidates), :data:`SITE_PAGE_CPU_S` per page."""
+    one thread when the crawl brings the step too little work to pay for more. Each worker
+    loads the libraries and models its step needs (PyTorch and the embedding model for
+    summaries and embeddings, the site context and spaCy for candidates: a few CPU-s each),
+    and extra library threads spin more than they save on small work, so a refresh that
+    changed a few pages embeds them in one thread of one process. The estimate is
+    :data:`CHANGED_PAGE_CPU_S` per new or changed page plus, for a ``site_wide`` step (the
+    candidates: when any page changed, every shard recomputes its sources),
+    :data:`SITE_PAGE_CPU_S` per page."""
     configured = default_workers(DEFAULT_SHARDS)
     if configured == 1 or os.environ.get("LINKPIPE_WORKERS", "").isdigit():
         return configured, threads_per_worker(configured)
     with open_db(db_path) as con:
         work = fetch_dicts(con, "read/count_changed_pages", [crawl_id])[0]
     changed, pages = int(work["changed"] or 0), int(work["pages"] or 0)
-    estimate = changed * CHANGED_PAGE_CPU_S + (pages * SITE_PAGE_CPU_S if changed else 0.0)
+    site = pages * SITE_PAGE_CPU_S if changed and site_wide else 0.0
+    estimate = changed * CHANGED_PAGE_CPU_S + site
     if estimate < PARALLEL_MIN_CPU_S:
         return 1, 1
     return configured, threads_per_worker(configured)
+
+
+def _site_wide(assets: Sequence[dg.AssetsDefinition]) -> bool:
+    """Whether a page step recomputes every source once any page changed (candidates)."""
+    return any(a.key.path[-1] == "candidate_pairs" for a in assets)
+
+
+def _size_pool(pool: ShardPool, wanted: tuple[int, int]) -> None:
+    """Give a page step the (workers, threads) it wants, never fewer workers than an earlier
+    step started: those hold what they loaded, and idle they would spend nothing."""
+    if wanted[0] > pool.workers:
+        pool.workers, pool.threads = wanted
 
 
 def _run_step(

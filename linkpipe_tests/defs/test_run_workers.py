@@ -63,3 +63,31 @@ def test_workers_follow_the_estimated_work_unless_configured(tmp_path, cores, mo
     assert runner.run_workers(db, "c2") == (1, 1)
     monkeypatch.setenv("LINKPIPE_WORKERS", "2")  # the user's choice stands
     assert runner.run_workers(db, "c2") == (2, each)
+
+
+def test_only_the_candidate_step_pays_for_every_page(tmp_path, cores):
+    db = tmp_path / "w.duckdb"
+    _crawl(db, "c1", {f"p{i}": f"h{i}" for i in range(2000)})
+    _crawl(db, "c2", {f"p{i}": f"h{i}" for i in range(2000)} | {"p1": "edited"})
+    each = runner.threads_per_worker(2)
+    # summaries and embeddings of one edited page: 0.15 CPU-s, in this process
+    assert runner.run_workers(db, "c2", site_wide=False) == (1, 1)
+    # the candidates of every source: 0.15 + 2,000 * 0.015 = 30.15 CPU-s: still one
+    assert runner.run_workers(db, "c2", site_wide=True) == (1, 1)
+    _crawl(db, "c3", {f"p{i}": f"h{i}" for i in range(2000)} | {f"p{i}": "x" for i in range(200)})
+    # 200 edited pages: their summaries (30 CPU-s) in this process, then every source's
+    # candidates (30 + 30 CPU-s) on both cores
+    assert runner.run_workers(db, "c3", site_wide=False) == (1, 1)
+    assert runner.run_workers(db, "c3", site_wide=True) == (2, each)
+    # a first crawl of 2,000 pages: both steps on both cores
+    assert runner.run_workers(db, "c1", site_wide=False) == (2, each)
+
+
+def test_a_page_step_never_gets_fewer_workers_than_an_earlier_one_started():
+    pool = runner.ShardPool(runner.materialize_shard, 0)
+    runner._size_pool(pool, (1, 1))
+    assert (pool.workers, pool.threads) == (1, 1)
+    runner._size_pool(pool, (2, 1))
+    assert (pool.workers, pool.threads) == (2, 1)
+    runner._size_pool(pool, (1, 1))  # the two started workers serve this step too
+    assert (pool.workers, pool.threads) == (2, 1)
