@@ -35,14 +35,22 @@ def graph_signals(site: SiteContext, source: str, target: str) -> tuple[float, f
 
 
 def pair_keys(
-    site: SiteContext, reuse: AnchorReuse | None, found: Retrieved, src: SourceText | None
+    site: SiteContext,
+    reuse: AnchorReuse | None,
+    found: Retrieved,
+    src: SourceText | None,
+    skip: Set[str] = EMPTY,
 ) -> list[str | None]:
-    """The anchor key of each candidate pair of a source (None without reuse or text)."""
+    """The anchor key of each candidate pair of a source (None without reuse or text, and
+    for the targets in ``skip``: pairs whose rows are copied)."""
     if reuse is None or src is None:
         return [None] * len(found.neighbours)
     source = anchor_reuse.source_key(src)
     weighted = not reuse.semantic  # lexical placement reads the terms' weights
-    return [reuse.key(source, site.target_key(t, weighted)) for t in found.neighbours]
+    return [
+        None if t in skip else reuse.key(source, site.target_key(t, weighted))
+        for t in found.neighbours
+    ]
 
 
 def build_candidates(

@@ -22,8 +22,12 @@ can differ from the previous crawl's. A source is *quiet* when:
 * no page's links to the source itself changed (its co-citation with every target).
 
 Then its retrieval gives what it gave and every pair reads the same facts: its row digest is
-the previous crawl's, and its rows (and stored digests) are copied. Every other source goes
-the whole way. Tested to give the rows of a recomputation.
+the previous crawl's, and its rows (and stored digests) are copied. A source that meets the
+first and third conditions but has touched targets is gated pair by pair: its retrieval
+gives what it gave, and each pair with an untouched target reads what it read, so that
+pair's stored digest is this crawl's (its row is copied, its anchor key and digest are not
+computed); only the pairs with touched targets are. Every other source goes the whole way.
+Tested to give the rows of a recomputation.
 """
 
 from __future__ import annotations
@@ -74,15 +78,19 @@ class SourceGate:
     open: bool = True
     quiet: list[str] = field(default_factory=list)  # sources let through so far
     computed: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # the others'
+    touched: dict[str, frozenset[str]] = field(default_factory=dict)  # see :meth:`passes`
 
     def passes(self, source: str, digest: str) -> bool:
-        """Whether the source is quiet (see the module): remembered in :attr:`quiet`."""
+        """Whether the source is quiet (see the module): remembered in :attr:`quiet`. A
+        source stopped for touched targets alone has them in :attr:`touched`: its pairs
+        with the others read what they read before."""
         if not self.open or self.digests.get(source) != digest:
             return False
-        if (
-            source in self.changes.relinked
-            or self.targets.get(source, set()) & self.changes.touched
-        ):
+        if source in self.changes.relinked:
+            return False
+        touched = self.targets.get(source, set()) & self.changes.touched
+        if touched:
+            self.touched[source] = frozenset(touched)
             return False
         self.quiet.append(source)
         return True

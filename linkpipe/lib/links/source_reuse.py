@@ -53,12 +53,12 @@ class SourceReuse:
         settings: str,
         pages: Mapping[str, str],
         previous: Mapping[str, str] | None = None,
-        previous_pairs: Mapping[str, Set[str]] | None = None,
+        previous_pairs: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         """``settings``: the model, anchor mode, stage settings and site-wide facts (TF-IDF
         statistics, ubiquitous words), as one string; ``pages``: the digest of each page's
         stored facts (``select_page_fact_digests.sql``); ``previous``: the previous crawl's row
-        digest of each source, ``previous_pairs``: its pair digests of each source."""
+        digest of each source, ``previous_pairs``: its pair digest of each source's targets."""
         self.salt = f"{library_code_digest()}|{settings}"
         self.pages = pages
         self.previous = dict(previous or {})
@@ -70,13 +70,21 @@ class SourceReuse:
         self._targets: dict[str, bytes] = {}  # see :meth:`_target_facts`
 
     def split(
-        self, site: SiteContext, found: list[Retrieved], texts: Mapping[str, SourceText]
+        self,
+        site: SiteContext,
+        found: list[Retrieved],
+        texts: Mapping[str, SourceText],
+        touched: Mapping[str, Set[str]] | None = None,
     ) -> list[Retrieved]:
         """The retrieved sources whose rows must be computed; the others (row digest
-        unchanged) are added to :attr:`kept`."""
+        unchanged) are added to :attr:`kept`. ``touched``: for the sources that
+        :class:`~linkpipe.lib.links.source_gate.SourceGate` stopped for touched targets
+        alone, those targets: their other pairs keep the previous crawl's pair digests."""
         todo = []
         for item in found:
-            self.digest(site, item, texts.get(item.source))
+            targets = touched.get(item.source) if touched is not None else None
+            known = None if targets is None else self._untouched(item.source, targets)
+            self.digest(site, item, texts.get(item.source), known)
             if self.unchanged(item.source):
                 self.kept.append(item.source)
             else:
@@ -89,13 +97,26 @@ class SourceReuse:
         before = self.previous_pairs.get(source)
         if not before:
             return frozenset()
-        same = {t: d for t, d in self.pairs.get(source, {}).items() if d in before}
+        same = {t: d for t, d in self.pairs.get(source, {}).items() if before.get(t) == d}
         self.kept_pairs.extend(same.values())
         return frozenset(same)
 
-    def digest(self, site: SiteContext, item: Retrieved, src: SourceText | None) -> str:
+    def _untouched(self, source: str, touched: Set[str]) -> dict[str, str]:
+        """The previous crawl's pair digests of the source's targets but ``touched``."""
+        before = self.previous_pairs.get(source, {})
+        return {t: d for t, d in before.items() if t not in touched}
+
+    def digest(
+        self,
+        site: SiteContext,
+        item: Retrieved,
+        src: SourceText | None,
+        known: Mapping[str, str] | None = None,
+    ) -> str:
         """The row digest of a retrieved source (remembered in :attr:`digests`), made of the
-        digest of each of its pairs (remembered in :attr:`pairs`)."""
+        digest of each of its pairs (remembered in :attr:`pairs`); ``known``: pair digests
+        that are this crawl's as they stand (the gate vouches that nothing they read
+        changed), not computed again."""
         head = hashlib.sha1(self.salt.encode())
         head.update(anchor_reuse.source_key(src).encode() if src is not None else b"no text")
         head.update(
@@ -105,6 +126,10 @@ class SourceReuse:
         whole = head.copy()
         for kind, found_in in (("candidate", item.neighbours), ("linked", item.linked)):
             for target, found in found_in.items():
+                if known is not None and target in known:
+                    pairs[target] = known[target]
+                    whole.update(pairs[target].encode())
+                    continue
                 h = head.copy()
                 h.update(self._target_facts(site, target))
                 signals = graph_signals(site, item.source, target)

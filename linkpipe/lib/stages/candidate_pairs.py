@@ -22,7 +22,7 @@ import duckdb
 from linkpipe.lib import model_cpu, progress
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import SourceText
-from linkpipe.lib.links.candidates import candidate_rows, pair_keys
+from linkpipe.lib.links.candidates import EMPTY, candidate_rows, pair_keys
 from linkpipe.lib.links.long_sources import is_long
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair, records
@@ -130,6 +130,7 @@ def materialize_candidate_pairs(
     meta = {"anchor_mode": "names", "sources": len(texts), "pairs": written["candidate_pairs"]}
     meta |= {"sources_copied": len(sources.kept) + len(gate.quiet)}
     meta |= {"sources_quiet": len(gate.quiet), "pairs_copied": len(sources.kept_pairs)}
+    meta |= {"sources_gated_by_pair": len(gate.touched)}
     meta |= {"copied_from": ""}
     meta |= {"anchors_reused": known.reused, "reused_from": previous.crawl_id or ""}
     meta |= {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
@@ -288,11 +289,15 @@ def shard_candidates(
             found = retrieve_ungated(site, batch, texts, ann, limits, gate, kept.pages)
         else:
             found = retrieve(site, batch, texts, ann, limits)
-        found = kept.split(site, found, texts) if kept is not None else found
+        touched = gate.touched if gate is not None else None
+        found = kept.split(site, found, texts, touched) if kept is not None else found
         copied = (
             {f.source: kept.copied_targets(f.source) for f in found} if kept is not None else {}
         )
-        keys = {f.source: pair_keys(site, reuse, f, texts[f.source]) for f in found}
+        keys = {
+            f.source: pair_keys(site, reuse, f, texts[f.source], copied.get(f.source, EMPTY))
+            for f in found
+        }
         if parses is not None:  # a long source's parses: part by part, not held
             parses.load(
                 texts[f.source]

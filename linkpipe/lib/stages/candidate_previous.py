@@ -27,7 +27,7 @@ class PreviousShard:
     crawl_id: str | None
     placements: Mapping[str, tuple[AnchorChoice, ...]] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)  # source -> row digest
-    pairs: dict[str, set[str]] = field(default_factory=dict)  # source -> its pair digests
+    pairs: dict[str, dict[str, str]] = field(default_factory=dict)  # source -> target -> digest
     targets: dict[str, set[str]] = field(default_factory=dict)  # source -> its rows' targets
     gates: dict[str, str] = field(default_factory=dict)  # source -> gate digest
     keys: dict[str, list[str]] = field(default_factory=dict)  # source -> its text's name keys
@@ -38,20 +38,20 @@ NO_PREVIOUS = PreviousShard(None)
 
 def previous_shard(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) -> PreviousShard:
     """The shard of the previous crawl: its placements by anchor key, and by source its row
-    digest, pair digests, targets, gate digest and name keys."""
+    digest, pair digests (by target), targets, gate digest and name keys."""
     found = fetch_dicts(con, "read/select_previous_candidates_crawl", [crawl_id, shard])
     if not found:
         return NO_PREVIOUS
     previous = found[0]["crawl_id"]
     rows = con.execute(load_sql("read/select_shard_placements"), [previous, shard]).fetchall()
     digests = fetch_dicts(con, "read/select_shard_source_digests", [previous, shard])
-    pairs: dict[str, set[str]] = defaultdict(set)
+    pairs: dict[str, dict[str, str]] = defaultdict(dict)
     targets: dict[str, set[str]] = defaultdict(set)
     query = load_sql("read/select_shard_pair_digests")
     for source, target, pair in con.execute(query, [previous, shard]).fetchall():
         targets[source].add(target)
         if pair is not None:
-            pairs[source].add(pair)
+            pairs[source][target] = pair
     gates = fetch_dicts(con, "read/select_shard_source_gates", [previous, shard])
     return PreviousShard(
         previous,

@@ -131,7 +131,7 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
         assert result.meta["anchors_reused"] == 0 and result.meta["sources_copied"] == 0
     assert _rows(db, "c2") == incremental  # recomputed from scratch: the very same rows
 
-    reused = copied = quiet = pairs = 0
+    reused = copied = quiet = pairs = by_pair = 0
     for shard in range(DEFAULT_SHARDS):
         result = materialize_candidate_pairs(db, "c2", shard, fake_model)
         assert result.meta["reused_from"] == "c1"
@@ -140,6 +140,7 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
         copied += result.meta["sources_copied"]
         quiet += result.meta["sources_quiet"]
         pairs += result.meta["pairs_copied"]
+        by_pair += result.meta["sources_gated_by_pair"]
     sources = _one(
         db, "SELECT count(DISTINCT source_url) FROM candidate_pairs WHERE crawl_id = 'c2'"
     )[0]
@@ -147,6 +148,9 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
     print(f"pairs of the others copied {pairs}; anchors reused {reused} of {len(shared)}")
     assert 0 < copied < sources  # the sources near an edited page are computed, the rest copied
     assert 0 < quiet <= copied  # most copied sources are not even retrieved
+    # sources whose only change is an edited target: gated pair by pair (their other pairs'
+    # digests and anchor keys not computed), with the rows of a recomputation
+    assert 0 < by_pair <= sources - quiet
     # a computed source copies the rows of its pairs that did not change, computes the others
     assert pairs > 0 and reused > 0
     # every unchanged pair's anchors come from c1: in a copied row or reused by key
