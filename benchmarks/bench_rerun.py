@@ -6,7 +6,10 @@ their database: the CPU of each step of a refresh without serving and crawling t
 
 The crawls run in the order given, in one process, as a nightly ``linkpipe run`` of each would
 (``run_graph`` with every asset but ``crawl_export``; the copy gets the database's Dagster home
-too). Run it alternately with two versions of the code (``PYTHONPATH``) for an A/B of a
+too). With ``--fresh-caches`` the copy's embedding and parse caches first lose what the crawls
+added (rows created since the first of them started), so that the rerun embeds and parses
+what those crawls did, loading the models where they did (without it a rerun finds every
+text embedded and every sentence parsed). Run it alternately with two versions of the code (``PYTHONPATH``) for an A/B of a
 refresh: each step's work is the same as long as neither version changes ``linkpipe/lib``
 (a digest of that code is an input of every stored result: another one recomputes what the
 refresh would copy; then rerun the full crawl first, then the refreshes, on both sides).
@@ -24,6 +27,7 @@ from bench_meter import Meter
 
 from linkpipe.defs.assets import ALL_ASSETS
 from linkpipe.defs.runner import run_graph
+from linkpipe.lib.storage import open_db
 from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
 
 
@@ -38,14 +42,34 @@ def copy_database(db: Path, copy_to: Path) -> Path:
     return copy_to
 
 
+def drop_cached_since(db: Path, crawls: list[str]) -> tuple[int, int]:
+    """Delete the embedding and parse cache rows created since the first of ``crawls``
+    started; (embeddings, parses) deleted."""
+    with open_db(db) as con:
+        query = "SELECT min(created_at) FROM crawls WHERE crawl_id IN (SELECT unnest(?))"
+        start = con.execute(query, [crawls]).fetchone()[0]
+        cached = [
+            con.execute(f"DELETE FROM {table} WHERE created_at >= ?", [start]).fetchone()[0]
+            for table in ("embedding_cache", "parse_cache")
+        ]
+        con.execute("CHECKPOINT")
+    return cached[0], cached[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("db", type=Path, help="a database holding the crawls")
     parser.add_argument("crawls", nargs="+", help="the crawl ids, in the order to run them")
     parser.add_argument("--copy-to", type=Path, required=True, help="work on a copy made here")
     parser.add_argument("--model", default=DEFAULT_MODEL)
+    parser.add_argument(
+        "--fresh-caches", action="store_true", help="embed and parse what the crawls did"
+    )
     args = parser.parse_args()
     db = copy_database(args.db, args.copy_to)
+    if args.fresh_caches:
+        embeddings, parses = drop_cached_since(db, args.crawls)
+        print(f"cache rows deleted: {embeddings} embeddings, {parses} parses", flush=True)
     stages = tuple(a.key.path[-1] for a in ALL_ASSETS if a.key.path[-1] != "crawl_export")
     for crawl in args.crawls:
         meter = Meter()
