@@ -21,7 +21,7 @@ import duckdb
 
 from linkpipe.lib import model_cpu, progress
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
-from linkpipe.lib.links.anchors import SourceText
+from linkpipe.lib.links.anchors import SourceText, name_hits
 from linkpipe.lib.links.candidates import EMPTY, candidate_rows, pair_keys
 from linkpipe.lib.links.long_sources import is_long
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
@@ -298,12 +298,8 @@ def shard_candidates(
             f.source: pair_keys(site, reuse, f, texts[f.source], copied.get(f.source, EMPTY))
             for f in found
         }
-        if parses is not None:  # a long source's parses: part by part, not held
-            parses.load(
-                texts[f.source]
-                for f in found
-                if not is_long(texts[f.source]) and not _all_known(reuse, f, keys, copied)
-            )
+        if parses is not None:
+            _load_parses(parses, site, reuse, found, texts, keys, copied)
         batch_rows = candidate_rows(
             site, found, texts, None, reuse, None, keys, copied, names_only=True
         )
@@ -320,6 +316,49 @@ def shard_candidates(
         done = min(i + SOURCE_BATCH, len(sources))
         progress.report(f"candidates shard {shard}", done, len(sources))
     return rows
+
+
+def _load_parses(
+    parses: ParseCache,
+    site: SiteContext,
+    reuse: AnchorReuse | None,
+    found: list[Retrieved],
+    texts: Mapping[str, SourceText],
+    keys: Mapping[str, list[str | None]],
+    copied: Mapping[str, Set[str]],
+) -> None:
+    """Load the stored parses of the sentences placing the batch's sources will judge
+    (:func:`name_sentences`; a long source's are loaded part by part, not held)."""
+    todo = {
+        id(texts[f.source]): f
+        for f in found
+        if not is_long(texts[f.source]) and not _all_known(reuse, f, keys, copied)
+    }
+    parses.load(
+        (texts[f.source] for f in todo.values()),
+        lambda src: name_sentences(site, reuse, todo[id(src)], keys, copied, src),
+    )
+
+
+def name_sentences(
+    site: SiteContext,
+    reuse: AnchorReuse | None,
+    found: Retrieved,
+    keys: Mapping[str, list[str | None]],
+    copied: Mapping[str, Set[str]],
+    src: SourceText,
+) -> set[int]:
+    """The sentences (numbers of ``src.ranges``) that placing the source's pairs on names
+    judges: those holding a name of a target whose pair is neither copied nor known to
+    ``reuse`` (the candidate step judges no other: see
+    :func:`~linkpipe.lib.links.anchors.exact_mentions`)."""
+    skip = copied.get(found.source, frozenset())
+    numbers: set[int] = set()
+    for target, key in zip(found.neighbours, keys[found.source], strict=True):
+        if target in skip or (reuse is not None and reuse.covers([key])):
+            continue
+        numbers.update(hit[0] for hit in name_hits(src, site.profile(target)))
+    return numbers
 
 
 def _all_known(

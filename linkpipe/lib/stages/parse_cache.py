@@ -10,7 +10,7 @@ to read a batch's parses and to store the new ones, never while placing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,11 +32,17 @@ class ParseCache:
     loaded: int = 0
     stored: int = 0
 
-    def load(self, sources: Iterable[SourceText]) -> None:
-        """Put the stored parses of the sources' linkable sentences into their judges (each
-        judge then records what it parses, for :meth:`store`; a parse the judge already held
-        in memory but the database lacks is recorded too)."""
-        for judge, sentences in _sentences_by_judge(sources).items():
+    def load(
+        self,
+        sources: Iterable[SourceText],
+        only: Callable[[SourceText], Iterable[int]] | None = None,
+    ) -> None:
+        """Put the stored parses of the sources' linkable sentences (``only``: those of the
+        numbers it gives, see :attr:`SourceText.ranges`) into their judges (each judge then
+        records what it parses, for :meth:`store`; a parse the judge already held in memory
+        but the database lacks is recorded too). A sentence left out and judged after all is
+        parsed: the same parse, at a parser's cost."""
+        for judge, sentences in _sentences_by_judge(sources, only).items():
             judge.recording = True
             wanted = {text_hash(s): s for s in sentences}
             with open_db(self.db_path) as con:
@@ -84,10 +90,14 @@ def _judges(sources: Iterable[SourceText]) -> list[PhraseJudge]:
     return list(dict.fromkeys(s.judge for s in sources if s.judge is not None and s.judge.parsed))
 
 
-def _sentences_by_judge(sources: Iterable[SourceText]) -> dict[PhraseJudge, list[str]]:
-    """The linkable sentences of ``sources``, per judge with a parser."""
+def _sentences_by_judge(
+    sources: Iterable[SourceText], only: Callable[[SourceText], Iterable[int]] | None = None
+) -> dict[PhraseJudge, list[str]]:
+    """The linkable sentences of ``sources`` (``only``: those of the numbers it gives), per
+    judge with a parser."""
     out: dict[PhraseJudge, list[str]] = {}
     for src in sources:
         if src.judge is not None and src.judge.parsed:
-            out.setdefault(src.judge, []).extend(src.text[s:e] for _, s, e, _, _ in src.ranges)
+            ranges = src.ranges if only is None else [src.ranges[n] for n in sorted(only(src))]
+            out.setdefault(src.judge, []).extend(src.text[s:e] for _, s, e, _, _ in ranges)
     return out

@@ -66,7 +66,9 @@ def test_stored_parses_replace_parsing_and_give_the_same_rows(tmp_path, fake_mod
 
     warm, loaded, stored = _place_all(db, fake_model, monkeypatch)
     assert warm.parsed_sentences == 0 and stored == 0
-    assert loaded >= cold.parsed_sentences  # every linkable sentence stored is read
+    # the sentences placement judges are read, and only they: those holding a name of a
+    # target whose pair is placed (a source's other sentences are not)
+    assert loaded == cold.parsed_sentences
     assert isinstance(warm.parser, LazyParser) and warm.parser._parser is None  # no spaCy load
     assert _rows(db) == first
 
