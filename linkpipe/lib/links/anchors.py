@@ -20,7 +20,7 @@ import contextlib
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -338,10 +338,14 @@ def sorted_names(src: SourceText, target: TargetProfile) -> list[AnchorChoice]:
     return exact
 
 
-def non_overlapping(choices: list[AnchorChoice]) -> list[AnchorChoice]:
-    """``choices`` in order, but each that overlaps an earlier one."""
+def non_overlapping(
+    choices: Iterable[AnchorChoice], limit: int | None = None
+) -> list[AnchorChoice]:
+    """``choices`` in order, but each that overlaps an earlier one; the first ``limit``."""
     out: list[AnchorChoice] = []
     for choice in choices:
+        if limit is not None and len(out) >= limit:
+            break
         if all(choice.end <= c.start or choice.start >= c.end for c in out):
             out.append(choice)
     return out
@@ -352,4 +356,4 @@ def place_names(src: SourceText, target: TargetProfile, limit: int = 3) -> list[
     :func:`~linkpipe.lib.links.lexical_anchors.place_anchor` and
     :func:`~linkpipe.lib.links.semantic_anchors.place_anchor_semantic` place first, without
     the windows (the candidate step's: see :mod:`~linkpipe.lib.links.placement`)."""
-    return non_overlapping(sorted_names(src, target))[:limit]
+    return non_overlapping(sorted_names(src, target), limit)

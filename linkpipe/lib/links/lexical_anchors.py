@@ -63,13 +63,7 @@ def best_windows(
                 ):
                     scored.append((score, choice))
     scored.sort(key=lambda t: (-t[0], t[1].start))
-    out: list[AnchorChoice] = []
-    for _, choice in scored:
-        if all(choice.end <= c.start or choice.start >= c.end for c in out):
-            out.append(choice)
-        if len(out) >= limit:
-            break
-    return out
+    return non_overlapping((choice for _, choice in scored), limit)
 
 
 def place_anchor(
@@ -84,4 +78,4 @@ def place_anchor(
     exact = sorted_names(src, target)
     found = best_windows(src, target, limit=limit, ubiquitous=ubiquitous)
     windows = [w for w in found if w.quality >= min_quality]
-    return non_overlapping(exact + windows)[:limit]
+    return non_overlapping(exact + windows, limit)

@@ -393,4 +393,4 @@ def place_anchor_semantic(
         min_quality=min_quality, hits=hits, taken=exact,
     )  # fmt: skip
     windows = [w for w in semantic if w.quality >= min_quality]
-    return non_overlapping(exact + windows)[:limit]
+    return non_overlapping(exact + windows, limit)
