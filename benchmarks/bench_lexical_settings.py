@@ -2,10 +2,13 @@
 
     python benchmarks/bench_lexical_settings.py --db .linkpipe/eval/gimp.duckdb
     python benchmarks/bench_lexical_settings.py --pages 1000000 --json /tmp/lexset.json
+    python benchmarks/bench_lexical_settings.py --bench-site 100000 --settings 512,250,32 ...
 
 Each settings variant (posting cap, rerank, query terms; ``--settings 1024,500,32 ...``) is
-built over the same TF-IDF rows (a crawl's stored site models, or the texts of
-``bench_models_1m.py`` fitted by linkpipe). For each: recall@10 against exact search on the
+built over the same TF-IDF rows (a crawl's stored site models, the texts of
+``bench_models_1m.py``, or with ``--bench-site`` the content pages of ``gen_large_site.py``'s
+site as title and body text without the HTML around them, fitted by linkpipe: within ~0.01 of
+the recall of the crawled site's stored models, at a minute instead of a crawl). For each: recall@10 against exact search on the
 pages the ``site_models`` stage samples (``tune_lexical_index``: 500, before any widening),
 and the CPU of a query asking the 14 neighbours the candidate step asks at 1M pages
 (median of ``--rounds`` rounds over ``--queries`` sampled pages, variants alternating).
@@ -17,6 +20,7 @@ import argparse
 import json
 import statistics
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +66,31 @@ def generated_matrix(pages: int, seed: int) -> sparse.csr_matrix:
     return fit_model((f"/p{i}", analyse(f"{t} {x}")) for i, (t, x) in pairs).matrix
 
 
+def bench_site_matrix(pages: int, seed: int = 1) -> sparse.csr_matrix:
+    """The TF-IDF rows of ``gen_large_site.py``'s content pages of ``pages`` (titles and body
+    text; near duplicates left out as the crawl's canonical rule leaves them)."""
+    import re
+
+    from sitegen_plan import default_topics, plan_site
+    from sitegen_render import page_body
+    from sitegen_text import build_vocabulary
+
+    from linkpipe.lib.text.tfidf import analyse, fit_model
+
+    tag = re.compile(r"<[^>]+>")
+    vocab = build_vocabulary(default_topics(pages), seed)
+    plan = plan_site(pages, seed, vocab, default_topics(pages))
+
+    def documents() -> Iterator[tuple[str, list[str]]]:
+        for page in range(pages):
+            if plan.original.get(page, page) == page:
+                rng = np.random.default_rng([plan.seed, 3, page])
+                body, _ = page_body(plan, vocab, page, rng, None)
+                yield plan.paths[page], analyse(f"{plan.titles[page]} {tag.sub(' ', body)}")
+
+    return fit_model(documents()).matrix
+
+
 def measure(
     matrix: sparse.csr_matrix, variants: list[IndexSettings], args: argparse.Namespace
 ) -> list[dict[str, Any]]:
@@ -95,6 +124,9 @@ def main() -> None:
     parser.add_argument("--db", type=Path, default=None, help="a linkpipe database")
     parser.add_argument("--crawl-id", default=None)
     parser.add_argument("--pages", type=int, default=100_000, help="generated, without --db")
+    parser.add_argument(
+        "--bench-site", type=int, default=0, metavar="PAGES", help="gen_large_site.py's texts"
+    )
     parser.add_argument("--settings", nargs="+", default=["1024,500,32", "1024,250,16"])
     parser.add_argument("--queries", type=int, default=2_000)
     parser.add_argument("--rounds", type=int, default=3)
@@ -106,6 +138,9 @@ def main() -> None:
         if args.db:
             matrix, source = stored_matrix(args.db, args.crawl_id)
             source = f"{args.db} crawl {source}"
+        elif args.bench_site:
+            matrix = bench_site_matrix(args.bench_site)
+            source = f"gen_large_site.py texts, {args.bench_site:,} pages"
         else:
             matrix, source = generated_matrix(args.pages, args.seed), f"generated {args.pages:,}"
         results = measure(matrix, variants, args)

@@ -33,16 +33,26 @@ class IndexSettings:
 
     # 512 and 250: the recall of 1,024 and 500 on real sites (GIMP 0.9976 against 0.9978,
     # Django 0.9992 against 0.9994) and at 1M generated pages (0.9976 against 1.000), at 0.55
-    # (1M) to 0.85 (GIMP) of the cost of a query (docs/benchmarks.md, "sixteenth slice"); a
-    # site below the recall target is widened to 1,024 and 500 first. Fewer query terms cost
-    # recall on real prose (GIMP, 16 terms: 0.982).
+    # (1M) to 0.85 (GIMP) of the cost of a query (docs/benchmarks.md, "sixteenth slice"). Fewer
+    # query terms cost recall on real prose (GIMP, 16 terms: 0.982).
     posting_cap: int = 512  # pages kept per term: those where it weighs most
     rerank: int = 250  # best partial matches per query ordered by exact cosine
     query_terms: int = 32  # heaviest terms of the query that look pages up
 
     def wider(self) -> IndexSettings:
-        """Twice the pages per term and twice the pages scored exactly."""
-        return replace(self, posting_cap=2 * self.posting_cap, rerank=2 * self.rerank)
+        """Four times the pages per term, twice the pages scored exactly and twice the query
+        terms up to :data:`WIDEST_QUERY`. A site whose true neighbours share many mid-weight
+        words of a large section (the benchmark's generated site: 0.60 at the defaults at 100k
+        pages) needs all three: a longer champion list alone, or a longer rerank alone, leaves
+        the neighbours below the cut of partial sums over too few terms (docs/benchmarks.md,
+        "the lexical index's widening")."""
+        terms = max(self.query_terms, min(WIDEST_QUERY, 2 * self.query_terms))
+        return replace(
+            self, posting_cap=4 * self.posting_cap, rerank=2 * self.rerank, query_terms=terms
+        )
+
+
+WIDEST_QUERY = 64  # query terms a widening goes up to: 128 cost 1.3x the CPU of 64 at 100k
 
 
 class LexicalIndex:
@@ -179,8 +189,9 @@ def tune_index(
     target: float = 0.95,
     max_widenings: int = 3,
 ) -> tuple[LexicalIndex, float]:
-    """The index and its recall@k on ``rows``: ``index`` itself, or widened (twice the pages
-    per term and scored, up to ``max_widenings`` times) while its recall is below ``target``.
+    """The index and its recall@k on ``rows``: ``index`` itself, or widened
+    (:meth:`IndexSettings.wider`, up to ``max_widenings`` times) while its recall is below
+    ``target``.
     Exact neighbours are computed once (O(N) per sampled row)."""
     exact = exact_neighbours(index.matrix, rows, k + 1)
     recall = recall_at_k(index, rows, k, exact)

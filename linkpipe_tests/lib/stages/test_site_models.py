@@ -114,15 +114,15 @@ def _pages_with_text(db):
 def test_shards_use_the_index_settings_stored_with_the_models(demo_db) -> None:
     # an index too narrow for its recall target is widened, and shards use the widened one
     result = materialize_site_models(demo_db, CRAWL, IndexSettings(posting_cap=3, rerank=5))
-    cap, rerank = result.meta["posting_cap"], result.meta["rerank"]
-    assert cap > 3 and cap // 3 == rerank // 5 and cap // 3 in (2, 4, 8)
-    assert result.meta["lexical_recall_at_k"] >= 0.95 or cap == 24
-    assert load_site_models(demo_db, CRAWL).index.settings == IndexSettings(cap, rerank, 32)
+    cap, rerank, terms = (result.meta[k] for k in ("posting_cap", "rerank", "query_terms"))
+    assert (cap, rerank, terms) in [(12, 10, 64), (48, 20, 64), (192, 40, 64)]
+    assert result.meta["lexical_recall_at_k"] >= 0.95 or cap == 192
+    assert load_site_models(demo_db, CRAWL).index.settings == IndexSettings(cap, rerank, terms)
     assert _rows(
         demo_db,
         "SELECT posting_cap, rerank, query_terms FROM site_models WHERE crawl_id = ?",
         CRAWL,
-    ) == [(cap, rerank, 32)]
+    ) == [(cap, rerank, terms)]
     materialize_site_models(demo_db, CRAWL)
     assert load_site_models(demo_db, CRAWL).index.settings == IndexSettings()
 

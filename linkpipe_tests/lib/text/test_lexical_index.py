@@ -57,11 +57,26 @@ def test_an_index_below_its_recall_target_is_widened() -> None:
     index, recall = tune_index(LexicalIndex(matrix, start), sample, k=10, target=0.95)
     assert recall >= 0.95
     assert index.settings.posting_cap > 16 and index.settings.rerank > 25
-    assert index.settings.posting_cap // 16 == index.settings.rerank // 25  # widened together
+    widenings = index.settings.rerank // 25
+    assert index.settings.posting_cap // 16 == widenings**2  # widened together
     assert recall == recall_at_k(index, sample, 10)
-    # a target out of reach stops after three widenings
+    # a target out of reach stops after three widenings; the query terms stop at 64
     capped, _ = tune_index(LexicalIndex(matrix, start), sample, k=10, target=1.1)
-    assert capped.settings == IndexSettings(posting_cap=128, rerank=200, query_terms=32)
+    assert capped.settings == IndexSettings(posting_cap=1024, rerank=200, query_terms=64)
+
+
+def test_a_site_of_two_large_sections_is_widened_in_query_terms_too() -> None:
+    # 1,500 pages a section: a page's heaviest 32 terms are rare words, its neighbours share
+    # the section's mid-weight words, so longer champion lists and reranks alone miss them
+    matrix = _matrix(zipf_corpus(3_000, seed=3, n_topics=2))
+    sample = sample_rows(matrix.shape[0], 200, seed=0)
+    exact = exact_neighbours(matrix, sample, 11)
+    assert recall_at_k(LexicalIndex(matrix), sample, 10, exact) < 0.6
+    only_longer = IndexSettings(posting_cap=4_096, rerank=2_000, query_terms=32)
+    assert recall_at_k(LexicalIndex(matrix, only_longer), sample, 10, exact) < 0.9
+    index, recall = tune_index(LexicalIndex(matrix), sample, k=10, target=0.95)
+    assert index.settings == IndexSettings(posting_cap=8_192, rerank=1_000, query_terms=64)
+    assert recall >= 0.95
 
 
 def test_a_query_touches_at_most_its_terms_times_the_posting_cap() -> None:
