@@ -264,6 +264,10 @@ CREATE TABLE IF NOT EXISTS candidate_sources (
 -- copied without retrieval.
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS gate_digest VARCHAR;
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS name_keys VARCHAR[];
+-- The similarity of each embedding hit the gate read (float32 bytes, in the hits' order): a
+-- later crawl compares them hit by hit, so that a touched page's new similarity stops only
+-- its own pairs.
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS gate_sims BLOB;
 
 -- The digest of everything a shard's candidate_pairs rows were computed from (site pages,
 -- embeddings, links, the shard's sentences, settings, model, code): a later crawl of the same

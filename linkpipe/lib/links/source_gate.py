@@ -8,9 +8,17 @@ can differ from the previous crawl's. A source is *quiet* when:
 * its *gate digest* is the one the previous crawl stored: the row digest's salt (code,
   model, settings, TF-IDF statistics, ubiquitous words) with the digest of the site's set of
   name keys, its text, its page facts, the embedding hits retrieval reads (up to the k-th
-  unlinked one, with whether each is a page of the site; all of them when there are fewer),
-  its TF-IDF neighbours and what the name index makes of the names its text holds (the best
-  name of each target it names, which targets have a vector, the strongest names in order).
+  unlinked one, with whether each is a page of the site and reaches the minimum similarity;
+  all of them when there are fewer), the TF-IDF neighbours it links (in order) and what the
+  name index and the other TF-IDF neighbours add (the best name of each target its text
+  names, which targets have a vector, the first unlinked TF-IDF neighbours and the
+  strongest names, in order): what retrieval reads of the TF-IDF neighbours, so that an
+  edited page moving among a source's unread ones does not stop the source;
+* the similarity of each hit read is the stored one, but for touched pages (below): the
+  similarities are stored beside the digest (:class:`GateRead`), not in it. A hit's
+  similarity is read by its own pair only (its rank is its place in the hits, and which
+  hits are read or become pairs hangs on the thresholds, both in the digest), so an edited
+  page found by many sources recomputes their pairs with it, not the sources;
   The names are looked up from the keys stored with the source, so its text is not
   tokenised: valid while the site's set of name keys is the same (part of the digest). A
   source whose gate digest is the stored one keeps its stored keys when the gate stops it
@@ -35,6 +43,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -64,6 +73,33 @@ class SiteChanges:
     relinked: Set[str]
 
 
+class Computed(NamedTuple):
+    """What a shard stores of a source it retrieved, for the next crawl's gate (its
+    ``candidate_sources`` columns)."""
+
+    gate_digest: str
+    name_keys: list[str]
+    gate_sims: bytes
+
+
+@dataclass(frozen=True)
+class GateRead:
+    """What the gate reads of a searched source: its gate digest, and the URL ("" for none)
+    and similarity (float32 bytes) of each embedding hit retrieval reads."""
+
+    digest: str
+    hits: tuple[str, ...]
+    sims: bytes
+
+    def moved(self, stored: bytes) -> list[str]:
+        """The hits whose similarity is not, to the bit, the one ``stored`` (the similarities
+        of the same hits, stored with the same digest)."""
+        now, before = np.frombuffer(self.sims, np.uint32), np.frombuffer(stored, np.uint32)
+        if len(now) != len(before):
+            return list(self.hits)
+        return [self.hits[i] for i in np.flatnonzero(now != before).tolist()]
+
+
 @dataclass
 class SourceGate:
     """The previous crawl's gate digests, name keys and targets by source, and the site's
@@ -75,16 +111,20 @@ class SourceGate:
     digests: Mapping[str, str] = field(default_factory=dict)
     keys: Mapping[str, list[str]] = field(default_factory=dict)
     targets: Mapping[str, Set[str]] = field(default_factory=dict)
+    sims: Mapping[str, bytes] = field(default_factory=dict)  # source -> its hits' similarities
     open: bool = True
     quiet: list[str] = field(default_factory=list)  # sources let through so far
-    computed: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # the others'
+    computed: dict[str, Computed] = field(default_factory=dict)  # the others'
     touched: dict[str, frozenset[str]] = field(default_factory=dict)  # see :meth:`passes`
 
-    def passes(self, source: str, digest: str) -> bool:
+    def passes(self, source: str, read: GateRead) -> bool:
         """Whether the source is quiet (see the module): remembered in :attr:`quiet`. A
         source stopped for touched targets alone has them in :attr:`touched`: its pairs
         with the others read what they read before."""
-        if not self.open or self.digests.get(source) != digest:
+        if not self.open or self.digests.get(source) != read.digest:
+            return False
+        stored = self.sims.get(source)
+        if stored is None or not set(read.moved(stored)) <= self.changes.touched:
             return False
         if source in self.changes.relinked:
             return False
@@ -118,17 +158,17 @@ def retrieve_ungated(
         before = gate.keys.get(source) if gate.open else None
         if before is not None:
             named = named_by_keys(site, source, before)
-            digest = _digest(gate, site, found, qi, src, pages, named, ann)
-            if gate.passes(source, digest):
+            read = _digest(gate, site, found, qi, src, pages, named, ann)
+            if gate.passes(source, read):
                 continue
-        if before is not None and gate.digests.get(source) == digest:
+        if before is not None and gate.digests.get(source) == read.digest:
             keys = before  # same text, same site names (both in the digest): same keys
         else:
             keys = name_keys(site, src)
         if keys != before:  # the names looked up and digested above are not its text's
             named = named_by_keys(site, source, keys)
-            digest = _digest(gate, site, found, qi, src, pages, named, ann)
-        gate.computed[source] = (digest, keys)
+            read = _digest(gate, site, found, qi, src, pages, named, ann)
+        gate.computed[source] = Computed(read.digest, keys, read.sims)
         out.append(gather(site, found, qi, named, ann, limits))
     return out
 
@@ -142,7 +182,7 @@ def _digest(
     pages: Mapping[str, str],
     named: Mapping[str, Mention],
     ann: AnnIndex,
-) -> str:
+) -> GateRead:
     """:func:`gate_digest` of a searched source with ``gate``'s salt and limits."""
     page = pages.get(found.sources[qi], "")
     return gate_digest(gate.salt, site, found, qi, src, page, named, ann, gate.limits)
@@ -174,19 +214,22 @@ def gate_digest(
     named: Mapping[str, Mention],
     ann: AnnIndex,
     limits: CandidateLimits,
-) -> str:
-    """The gate digest of the ``qi``-th source of a search (see the module), ``page``: the
-    digest of its stored facts, ``named``: the targets its text names
-    (:func:`named_by_keys`)."""
+) -> GateRead:
+    """The gate digest of the ``qi``-th source of a search with its hits' similarities (see
+    the module), ``page``: the digest of its stored facts, ``named``: the targets its text
+    names (:func:`named_by_keys`)."""
     source = found.sources[qi]
     h = hashlib.sha1(f"{salt}|{source}={page}|{source_key(src)}".encode("utf-8", "surrogatepass"))
     depth = read_depth(site, source, ann, found.sims[qi], found.ids[qi], limits)
-    hits = [(ann.urls[i], ann.urls[i] in site.row_of) if i >= 0 else ("", False)
-            for i in found.ids[qi][:depth].tolist()]  # fmt: skip
-    h.update(repr((hits, depth == len(found.ids[qi]), found.lexical[qi])).encode())
-    h.update(found.sims[qi][:depth].tobytes())
+    urls = [ann.urls[i] if i >= 0 else "" for i in found.ids[qi][:depth].tolist()]
+    reach = (found.sims[qi][:depth] >= limits.min_similarity).tolist()
+    sims = found.sims[qi][:depth].astype(np.float32)  # as searched (float32)
+    hits = [(u, u in site.row_of, r) for u, r in zip(urls, reach, strict=True)]
+    linked = site.content_links.get(source, set())
+    lexical = [t for t in found.lexical[qi] if t in linked]  # the others: in names_read
+    h.update(repr((hits, depth == len(found.ids[qi]), lexical)).encode())
     h.update(repr(names_read(site, source, named, found.lexical[qi], limits)).encode())
-    return h.hexdigest()[:32]
+    return GateRead(h.hexdigest()[:32], tuple(urls), sims.tobytes())
 
 
 def read_depth(
@@ -221,7 +264,8 @@ def names_read(
 ) -> tuple[object, ...]:
     """What retrieval and the rows read of the source's names: the best name of each target
     (key, phrase, kind), whether the target has a vector, whether it is strong enough to be
-    found, and the targets its names add, in order."""
+    found, and the targets :func:`~retrieval.other_targets` adds (the first unlinked TF-IDF
+    neighbours, then the strongest names), in order."""
     best = sorted(
         (t, m.key, m.phrase, m.kind, t in site.row_of, m.probability >= MIN_MENTION_PROBABILITY)
         for t, m in named.items()

@@ -27,7 +27,13 @@ from linkpipe.lib.links.long_sources import is_long
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.site_context import SiteContext
-from linkpipe.lib.links.source_gate import SiteChanges, SourceGate, keys_digest, retrieve_ungated
+from linkpipe.lib.links.source_gate import (
+    Computed,
+    SiteChanges,
+    SourceGate,
+    keys_digest,
+    retrieve_ungated,
+)
 from linkpipe.lib.links.source_reuse import SourceReuse
 from linkpipe.lib.spilled import SpilledFrames, spill_folder
 from linkpipe.lib.stages.ann_index import load_ann_index
@@ -162,7 +168,8 @@ def _source_gate(
     if previous.crawl_id is None:
         return SourceGate(salt, SiteChanges(frozenset(), frozenset()), limits, open=False)
     changes = site_changes(con, crawl_id, previous.crawl_id, sources.pages, site.mentions.config)
-    return SourceGate(salt, changes, limits, previous.gates, previous.keys, previous.targets)
+    stored = (previous.gates, previous.keys, previous.targets, previous.sims)
+    return SourceGate(salt, changes, limits, *stored)
 
 
 def _shard_tables(
@@ -170,17 +177,20 @@ def _shard_tables(
 ) -> dict[str, PartitionRows]:
     """The computed rows of a shard (with their pair digests), its inputs digest and the row
     digest, gate digest and name keys of each source retrieved."""
-    none: tuple[str | None, list[str] | None] = (None, None)  # a source without text
-    digests = [
-        {"source_url": s, "digest": d, "gate_digest": gate.computed.get(s, none)[0],
-         "name_keys": gate.computed.get(s, none)[1]}
-        for s, d in sources.digests.items()
-    ]  # fmt: skip
+    digests = [_source_row(s, d, gate.computed.get(s)) for s, d in sources.digests.items()]
     return {
         "candidate_pairs": iter(rows.frames),  # read back frame by frame
         "candidate_inputs": [{"digest": digest}],
         "candidate_sources": digests,
     }
+
+
+def _source_row(source: str, digest: str, computed: Computed | None) -> dict[str, object]:
+    """A ``candidate_sources`` row: row digest, and what the gate stores (None: no text)."""
+    row: dict[str, object] = {"source_url": source, "digest": digest}
+    if computed is None:
+        return row | {"gate_digest": None, "name_keys": None, "gate_sims": None}
+    return row | computed._asdict()
 
 
 def _mention_counts(config: MentionConfig, crawl_id: str, shard: int) -> tuple[str, SqlParams]:

@@ -31,6 +31,7 @@ class PreviousShard:
     targets: dict[str, set[str]] = field(default_factory=dict)  # source -> its rows' targets
     gates: dict[str, str] = field(default_factory=dict)  # source -> gate digest
     keys: dict[str, list[str]] = field(default_factory=dict)  # source -> its text's name keys
+    sims: dict[str, bytes] = field(default_factory=dict)  # source -> its hits' similarities
 
 
 NO_PREVIOUS = PreviousShard(None)
@@ -61,6 +62,7 @@ def previous_shard(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) ->
         targets,
         {r["source_url"]: r["gate_digest"] for r in gates},
         {r["source_url"]: list(r["name_keys"] or []) for r in gates},
+        {r["source_url"]: bytes(r["gate_sims"]) for r in gates if r["gate_sims"] is not None},
     )
 
 

@@ -12,6 +12,7 @@ from linkpipe.lib.links.retrieval import (
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.site_models import SitePage
 from linkpipe.lib.links.source_gate import (
+    GateRead,
     SiteChanges,
     SourceGate,
     gate_digest,
@@ -69,35 +70,75 @@ def test_the_gate_digest_reads_hits_names_and_text() -> None:
 
     def digest(text: SourceText = src, names: list[str] = keys, page: str = "f") -> str:
         named = named_by_keys(site, "/p0", names)
-        return gate_digest("salt", site, found, 0, text, page, named, ann, limits)
+        return gate_digest("salt", site, found, 0, text, page, named, ann, limits).digest
 
     assert digest() == digest()
     assert digest(names=keys[:1]) != digest()  # another name named
     assert digest(page="g") != digest()  # its stored facts
     other = SourceText("Use the raster guide 0 and the vector guide 1!", [(0, 0, 46, "paragraph")])
     assert digest(text=other) != digest()  # its text
-    found.sims[0][1] += 1e-6
-    assert digest() != gate_digest("salt", site, search(site, ["/p0"], ann, limits), 0, src,
-                                   "f", named_by_keys(site, "/p0", keys), ann, limits)  # fmt: skip
+    named = named_by_keys(site, "/p0", keys)
+    before = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    assert before.hits == tuple(ann.urls[i] for i in found.ids[0][: len(before.hits)])
+    assert np.frombuffer(before.sims, np.float32).tolist() == found.sims[0][:4].tolist()
+    # a hit's similarity is beside the digest, hit by hit
+    found.sims[0][2] += 1e-6
+    moved = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    assert moved.digest == before.digest and moved.moved(before.sims) == [before.hits[2]]
+    assert before.moved(before.sims) == []
+    # of the TF-IDF neighbours, the first k_lexical unlinked ones and the linked ones are read
+    few = CandidateLimits(k=3, min_similarity=-1.0, k_lexical=2)
+    linked = _site({"/p0": {"/p9"}})
+
+    def lexical(order: list[str]) -> str:
+        found.lexical[0] = order
+        named = named_by_keys(linked, "/p0", keys)
+        return gate_digest("salt", linked, found, 0, src, "f", named, ann, few).digest
+
+    read = lexical(["/p0", "/p5", "/p6", "/p7", "/p8", "/p9"])
+    assert lexical(["/p0", "/p5", "/p6", "/p8", "/p9", "/p7"]) == read  # /p7, /p8 unread
+    assert lexical(["/p0", "/p5", "/p6", "/p9"]) == read
+    assert lexical(["/p0", "/p6", "/p5", "/p7", "/p8", "/p9"]) != read  # the first two
+    assert lexical(["/p0", "/p5", "/p7", "/p6", "/p8", "/p9"]) != read
+    assert lexical(["/p0", "/p5", "/p6", "/p7", "/p8"]) != read  # the linked one
+    # a hit that falls below the minimum similarity changes what is read: the digest
+    found.sims[0][2] = -2.0
+    below = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    assert below.digest != before.digest
 
 
 def test_a_source_passes_only_when_nothing_it_reads_changed() -> None:
     changes = SiteChanges(touched=frozenset({"/y"}), relinked=frozenset({"/c"}))
+    sims = np.array([0.9, 0.8], np.float32)
+    stored = sims.tobytes()
     gate = SourceGate(
         "salt",
         changes,
         CandidateLimits(),
-        digests={"/a": "d1", "/b": "d2", "/c": "d3"},
-        targets={"/a": {"/x"}, "/b": {"/x", "/y"}, "/c": {"/x"}},
+        digests={"/a": "d1", "/b": "d2", "/c": "d3", "/d": "d4"},
+        targets={"/a": {"/x"}, "/b": {"/x", "/y"}, "/c": {"/x"}, "/d": {"/x"}},
+        sims={"/a": stored, "/b": stored, "/c": stored},
     )
-    assert not gate.passes("/a", "another digest")
-    assert not gate.passes("/b", "d2")  # one of its targets changed
-    assert not gate.passes("/c", "d3")  # a link to it changed: its co-citations
-    assert not gate.passes("/new", "")  # never seen
-    assert gate.passes("/a", "d1")
-    assert gate.quiet == ["/a"]
+
+    def read(digest: str, hits: tuple[str, ...] = ("/x", "/y"), moved: int = -1) -> GateRead:
+        now = sims.copy()
+        if moved >= 0:
+            now[moved] += 0.01
+        return GateRead(digest, hits, now.tobytes())
+
+    assert not gate.passes("/a", read("another digest"))
+    assert not gate.passes("/b", read("d2"))  # one of its targets changed
+    assert not gate.passes("/c", read("d3"))  # a link to it changed: its co-citations
+    assert not gate.passes("/new", read(""))  # never seen
+    assert not gate.passes("/d", read("d4"))  # no similarities stored
+    assert not gate.passes("/a", read("d1", moved=0))  # an untouched hit's similarity moved
+    assert gate.touched == {"/b": frozenset({"/y"})} and gate.quiet == []
+    # a touched hit's similarity moved: it is no target of /a, whose rows do not read it
+    assert gate.passes("/a", read("d1", moved=1))
+    assert gate.passes("/a", read("d1"))
+    assert gate.quiet == ["/a", "/a"]
     closed = SourceGate("salt", changes, CandidateLimits(), digests={"/a": "d1"}, open=False)
-    assert not closed.passes("/a", "d1") and closed.quiet == []
+    assert not closed.passes("/a", read("d1")) and closed.quiet == []
 
 
 def test_a_source_stopped_for_a_touched_target_keeps_its_stored_name_keys() -> None:
@@ -113,17 +154,52 @@ def test_a_source_stopped_for_a_touched_target_keeps_its_stored_name_keys() -> N
 
     first = SourceGate("salt", SiteChanges(frozenset(), frozenset()), limits, open=False)
     expected = retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, first, pages)
-    digest, keys = first.computed["/p0"]
+    digest, keys, sims = first.computed["/p0"]
     assert keys == ["raster guid 0", "vector guid 1"]
     touched = SiteChanges(frozenset({"/p1"}), frozenset())
-    stored = {"digests": {"/p0": digest}, "keys": {"/p0": keys}, "targets": {"/p0": {"/p1"}}}
+    stored = {
+        "digests": {"/p0": digest},
+        "keys": {"/p0": keys},
+        "targets": {"/p0": {"/p1"}},
+        "sims": {"/p0": sims},
+    }
     gate = SourceGate("salt", touched, limits, **stored)
     src = text()
     assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == expected
-    assert gate.quiet == [] and gate.computed["/p0"] == (digest, keys)
+    assert gate.quiet == [] and gate.computed["/p0"] == (digest, keys, sims)
+    assert gate.touched == {"/p0": frozenset({"/p1"})}  # its pairs but /p1's are copied
     assert "tokens" not in src.__dict__  # the keys came from the store, not from its words
     # stored under another digest (another text, say): its keys come from its words again
     gate = SourceGate("salt", touched, limits, **(stored | {"digests": {"/p0": "old"}}))
     src = text()
     assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == expected
-    assert gate.computed["/p0"] == (digest, keys) and "tokens" in src.__dict__
+    assert gate.computed["/p0"] == (digest, keys, sims) and "tokens" in src.__dict__
+
+
+def test_an_edited_target_found_by_a_source_stops_its_pair_not_the_source() -> None:
+    # the previous crawl stored other similarities for one hit (its page was edited since)
+    limits = CandidateLimits(k=3, min_similarity=-1.0)
+    site = _site({})
+    ann = build_index(site.vectors, [p.url for p in site.pages])
+    pages = {p.url: "facts" for p in site.pages}
+    text = "Use the raster guide 0 and the vector guide 1."
+    first = SourceGate("salt", SiteChanges(frozenset(), frozenset()), limits, open=False)
+    src = {"/p0": SourceText(text, [(0, 0, 46, "paragraph")])}
+    expected = retrieve_ungated(site, ["/p0"], src, ann, limits, first, pages)
+    digest, keys, sims = first.computed["/p0"]
+    hits = search(site, ["/p0"], ann, limits).ids[0][1:4]  # the three read after the source
+    edited = ann.urls[int(hits[1])]
+    before = np.frombuffer(sims, np.float32).copy()
+    before[2] -= 0.05  # the edited page's similarity before its edit
+    stored = {"digests": {"/p0": digest}, "keys": {"/p0": keys}}
+    targets = {"/p0": set(expected[0].neighbours) | set(expected[0].linked)}
+    assert edited in targets["/p0"]
+    for touched, gated in ((frozenset({edited}), True), (frozenset({"/p11"}), False)):
+        changes = SiteChanges(touched, frozenset())
+        gate = SourceGate(
+            "salt", changes, limits, **stored, targets=targets, sims={"/p0": before.tobytes()}
+        )
+        found = retrieve_ungated(site, ["/p0"], src, ann, limits, gate, pages)
+        assert found == expected and gate.quiet == []
+        # gated: the source's other pairs are copied, only the edited page's is computed
+        assert gate.touched == ({"/p0": frozenset({edited})} if gated else {})

@@ -144,7 +144,7 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
     sources = _one(
         db, "SELECT count(DISTINCT source_url) FROM candidate_pairs WHERE crawl_id = 'c2'"
     )[0]
-    print(f"sources copied {copied} of {sources} ({quiet} without retrieval)")
+    print(f"sources copied {copied} of {sources} ({quiet} without retrieval, {by_pair} by pair)")
     print(f"pairs of the others copied {pairs}; anchors reused {reused} of {len(shared)}")
     assert 0 < copied < sources  # the sources near an edited page are computed, the rest copied
     assert 0 < quiet <= copied  # most copied sources are not even retrieved
