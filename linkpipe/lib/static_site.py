@@ -91,9 +91,16 @@ def _not_modified(headers: Any, validators: dict[str, str]) -> bool:
     return False
 
 
+KEEP_ALIVE_S = 15  # an idle kept-alive connection is closed after this many seconds
+
+
 def _make_handler(root: Path, routes: SiteRoutes) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "linkpipe-static/1"
+        # connections kept alive, as web servers keep them (HTTP/1.0 closed one a request: a
+        # crawler of the served site paid a TCP connect per page); an idle one closes
+        protocol_version = "HTTP/1.1"
+        timeout = KEEP_ALIVE_S
 
         def log_message(self, format: str, *args: object) -> None:  # noqa: A002
             return

@@ -1,5 +1,6 @@
 """The loopback site server: files, routes, placeholders and conditional requests."""
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -59,3 +60,28 @@ def test_conditional_requests_get_304(site):
         urllib.request.Request(site.base_url + "/a/", headers={"If-None-Match": '"other"'})
     ) as r:
         assert r.status == 200
+
+
+def test_one_connection_serves_many_requests(site):
+    # kept alive as a web server keeps it: a page, a redirect, a 304 and a miss on one socket
+    conn = http.client.HTTPConnection(site.base_url.removeprefix("http://"), timeout=5)
+    try:
+        answers = []
+        for path in ("/a/", "/old/", "/missing/", "/a/"):
+            conn.request("GET", path)
+            if not answers:
+                sock = conn.sock
+            response = conn.getresponse()
+            answers.append((response.status, len(response.read()), response.will_close))
+            assert conn.sock is sock
+        conn.request("HEAD", "/a/")
+        head = conn.getresponse()
+        assert head.read() == b"" and int(head.headers["Content-Length"]) > 0
+        conn.request("GET", "/a/", headers={"If-None-Match": head.headers["ETag"]})
+        answers.append((conn.getresponse().status, 0, False))
+        assert conn.sock is sock
+    finally:
+        conn.close()
+    page = len(f'<link rel="canonical" href="{site.base_url}/a/">')
+    assert answers[0] == (200, page, False) and answers[3] == answers[0]
+    assert answers[1] == (301, 0, False) and answers[2][0] == 404 and answers[4][0] == 304
