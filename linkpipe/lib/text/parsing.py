@@ -19,6 +19,7 @@ import functools
 import hashlib
 import importlib.metadata
 import importlib.util
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
@@ -122,13 +123,30 @@ def _one_blas_thread() -> Any:
     return _controller().limit(limits=1, user_api="blas")
 
 
+def _import_spacy() -> Any:
+    """spaCy, imported without PyTorch when this process has not imported it: thinc imports
+    PyTorch when it can (about 1 of the 1.9 CPU-s of loading the parser in a process that
+    runs no PyTorch model, a candidate shard's), and the pipelines parse on thinc's numpy
+    ops all the same (the same parses). PyTorch stays importable afterwards."""
+    hidden = "torch" not in sys.modules
+    if hidden:
+        sys.modules["torch"] = None  # type: ignore[assignment]  # import torch: ImportError
+    try:
+        import spacy
+        import thinc.api  # noqa: F401  (thinc.compat decides once whether it has PyTorch)
+    finally:
+        if hidden and "torch" in sys.modules and sys.modules["torch"] is None:
+            del sys.modules["torch"]
+    return spacy
+
+
 @functools.cache
 def load_parser(names: tuple[str, ...] = PIPELINES) -> SpacyParser | None:
     """The first installed English spaCy pipeline of ``names`` (tagger and parser; its
     attribute rules applied by :mod:`pos_rules` when they can be), None when spaCy or every
     pipeline is missing."""
     try:
-        import spacy
+        spacy = _import_spacy()
     except ImportError:
         return None
     from thinc.api import use_ops
