@@ -169,7 +169,23 @@ class SourceText:
         return out
 
 
-_DERIVED = ("tokens", "stems", "ranges", "content_words", "stem_codes", "stem_positions")
+    @functools.cached_property
+    def name_hit_memo(self) -> dict[str, tuple[object, list[tuple[int, int, int, str]]]]:
+        """target URL -> (the target's name keys, :func:`name_hits`): the candidate step asks
+        for a pair's hits twice (to read the parses of the sentences they are in, then to
+        place the names)."""
+        return {}
+
+
+_DERIVED = (
+    "tokens",
+    "stems",
+    "ranges",
+    "content_words",
+    "stem_codes",
+    "stem_positions",
+    "name_hit_memo",
+)
 """The cached properties of :class:`SourceText`, all computed from its text."""
 
 
@@ -270,7 +286,18 @@ def token_choice(
 
 def name_hits(src: SourceText, target: TargetProfile) -> list[tuple[int, int, int, str]]:
     """(sentence, token, -length, kind) of every place a target phrase occurs verbatim in the
-    source's linkable sentences, links included."""
+    source's linkable sentences, links included; found once for a source and a target's name
+    keys (:attr:`SourceText.name_hit_memo`; the list is shared: not to be changed)."""
+    held = src.name_hit_memo.get(target.url)
+    if held is not None and held[0] is target.keys:
+        return held[1]
+    hits = _name_hits(src, target)
+    src.name_hit_memo[target.url] = (target.keys, hits)
+    return hits
+
+
+def _name_hits(src: SourceText, target: TargetProfile) -> list[tuple[int, int, int, str]]:
+    """:func:`name_hits`, looked up from the source's stem positions."""
     hits: list[tuple[int, int, int, str]] = []
     for key, kind in target.keys.items():
         n = len(key)

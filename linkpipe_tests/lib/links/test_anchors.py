@@ -4,6 +4,7 @@ from linkpipe.lib.content.extraction import extract_main_content
 from linkpipe.lib.links.anchors import (
     SourceText,
     TargetProfile,
+    name_hits,
     target_phrases,
     title_phrases,
 )
@@ -105,7 +106,8 @@ def test_release_drops_what_the_text_gives_and_computes_it_again_the_same():
 
     def derived(src: SourceText) -> dict[str, object]:
         codes, numbers = src.stem_codes
-        values = {name: getattr(src, name) for name in anchors._DERIVED}
+        memo = "name_hit_memo"  # filled as names are looked up: see the test below
+        values = {name: getattr(src, name) for name in anchors._DERIVED if name != memo}
         return values | {"stem_codes": (codes, numbers.tolist())}
 
     cached = {n for n, v in vars(SourceText).items() if isinstance(v, functools.cached_property)}
@@ -137,3 +139,19 @@ def test_never_inside_a_pre_block_but_in_a_quotation():
     (quotation,) = [b for b in content.blocks if b.kind == "quote"]
     assert quotation.start <= choices[0].start < choices[0].end <= quotation.end
     assert choices[0].source_kind == "title"
+
+
+def test_a_targets_name_hits_are_found_once_per_source() -> None:
+    src = source()
+    target = TargetProfile("/audit/", [("Content audit checklist", "title")], {})
+    hits = name_hits(src, target)
+    assert [(kind, -minus_n) for _, _, minus_n, kind in hits] == [("title", 3)]
+    number, i, _, _ = hits[0]
+    assert src.text[src.tokens[i][1] : src.tokens[i + 2][2]] == "content audit checklist"
+    assert name_hits(src, target) is hits  # asked again (to place it): not looked up again
+    # another profile of the URL (other names) is looked up afresh
+    other = TargetProfile("/audit/", [("keyword research", "title")], {})
+    assert [kind for *_, kind in name_hits(src, other)] == ["title"]
+    assert name_hits(src, other) is not hits
+    src.release()  # the text's derived values go, the hits with them
+    assert "name_hit_memo" not in src.__dict__ and name_hits(src, target) == hits
