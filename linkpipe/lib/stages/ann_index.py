@@ -10,7 +10,15 @@ from linkpipe.lib.mapped import file_of, shared_arrays
 from linkpipe.lib.stages.common import StageResult
 from linkpipe.lib.stages.page_embeddings import load_crawl_vectors
 from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
-from linkpipe.lib.vectors.ann import AnnIndex, build_index, open_mapped, serialize
+from linkpipe.lib.vectors.ann import (
+    AnnIndex,
+    build_index,
+    deserialize,
+    is_exact,
+    list_centroids,
+    open_mapped,
+    serialize,
+)
 
 
 def materialize_ann_index(db_path: str | Path, crawl_id: str, model: str) -> StageResult:
@@ -20,7 +28,9 @@ def materialize_ann_index(db_path: str | Path, crawl_id: str, model: str) -> Sta
         raise ValueError(
             f"crawl {crawl_id!r} has no indexable page with text: {_why(db_path, crawl_id)}"
         )
-    ann = build_index(matrix, urls)
+    dim = int(matrix.shape[1])
+    kept = None if is_exact(len(urls)) else kept_lists(db_path, crawl_id, model, dim)
+    ann = build_index(matrix, urls, lists=kept[1] if kept else None)
     row = {
         "model_id": model,
         "index_kind": ann.kind,
@@ -42,8 +52,38 @@ def materialize_ann_index(db_path: str | Path, crawl_id: str, model: str) -> Sta
             "n_vectors": len(urls),
             "recall_at_k": ann.recall_at_k,
             "build_seconds": round(ann.build_seconds, 3),
+            "lists_from": kept[0] if kept and ann.kind.startswith("ivf") else "",
         },
     )
+
+
+KEEP_LISTS_SHARE = 0.1  # an IVF index keeps the previous crawl's lists while at most this
+# share of the vectors are new, changed or gone since it (the lists still fit the vectors)
+
+
+def kept_lists(
+    db_path: str | Path, crawl_id: str, model: str, dim: int
+) -> tuple[str, np.ndarray] | None:
+    """(the previous crawl, the centroids of its IVF index's lists) when this crawl keeps
+    them: the latest earlier crawl of the site has an IVF index of the same model and
+    dimension, and at most :data:`KEEP_LISTS_SHARE` of its vectors are new, changed (another
+    text embedded) or gone since; None otherwise (the lists are trained again)."""
+    with open_db(db_path) as con:
+        found = fetch_dicts(con, "read/select_previous_ann_index", [crawl_id, crawl_id])
+        if not found:
+            return None
+        prev = found[0]
+        moved = int(prev["changed"]) + int(prev["gone"])
+        if (
+            not str(prev["index_kind"]).startswith("ivf")
+            or (prev["model_id"], prev["dim"]) != (model, dim)
+            or moved > KEEP_LISTS_SHARE * max(1, int(prev["n_vectors"]))
+        ):
+            return None
+        blob = fetch_dicts(con, "read/select_ann_index_blob", [prev["crawl_id"]])[0]["index_blob"]
+    previous = deserialize(bytes(blob), [], str(prev["index_kind"]), 0.0, 0, 0.0)
+    centroids = list_centroids(previous)
+    return (str(prev["crawl_id"]), centroids) if centroids is not None else None
 
 
 def load_ann_index(db_path: str | Path, crawl_id: str) -> AnnIndex:

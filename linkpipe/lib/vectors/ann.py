@@ -40,26 +40,33 @@ class AnnIndex:
 def build_index(
     vectors: np.ndarray,
     urls: list[str],
-    exact_threshold: int = EXACT_THRESHOLD,
+    exact_threshold: int | None = None,
     nprobe: int | None = None,
     recall_k: int = 10,
     sample: int = 1_000,
     seed: int = 0,
+    lists: np.ndarray | None = None,
 ) -> AnnIndex:
-    """Build the index for ``vectors`` (rows L2-normalised) and measure its recall. An IVF
+    """Build the index for ``vectors`` (rows L2-normalised) and measure its recall: exact below
+    ``exact_threshold`` vectors (default :data:`EXACT_THRESHOLD`), else IVF. An IVF
     index probes ``nprobe`` lists, or (None) the fewest lists, from :data:`FIRST_NPROBE` up by
-    doubling, whose measured recall reaches :data:`TARGET_RECALL`."""
+    doubling, whose measured recall reaches :data:`TARGET_RECALL`. ``lists``: the centroids of
+    an earlier index's trained lists (:func:`list_centroids`) to assign the vectors to instead
+    of training new ones (ignored for an exact index, or centroids of another dimension)."""
     if len(vectors) != len(urls):
         raise ValueError("one URL per vector is required")
     if len(urls) == 0:
         raise ValueError("no vectors to index")
     x = np.ascontiguousarray(vectors, dtype=np.float32)
     start = time.perf_counter()
-    if len(x) < exact_threshold:
+    if is_exact(len(x), exact_threshold):
         index: faiss.Index = faiss.IndexFlatIP(x.shape[1])
         index.add(x)
         return AnnIndex(index, list(urls), "flat_ip", 1.0, recall_k, time.perf_counter() - start)
-    index = _trained_ivf(x, seed)
+    if lists is not None and lists.ndim == 2 and lists.shape[1] == x.shape[1] and len(lists):
+        index = _ivf_on(x, lists)
+    else:
+        index = _trained_ivf(x, seed)
     build_seconds = time.perf_counter() - start
     rows, truth = exact_neighbours(x, recall_k, sample, seed)
     probes, recall = _probes(index, x[rows], truth, nprobe)
@@ -78,6 +85,32 @@ def _trained_ivf(x: np.ndarray, seed: int) -> faiss.IndexIVFFlat:
     index.train(x[rng.choice(len(x), size=min(len(x), nlist * TRAIN_PER_LIST), replace=False)])
     index.add(x)
     return index
+
+
+def is_exact(n_vectors: int, exact_threshold: int | None = None) -> bool:
+    """Whether an index of ``n_vectors`` is exact (below ``exact_threshold``, default
+    :data:`EXACT_THRESHOLD`) rather than IVF."""
+    return n_vectors < (EXACT_THRESHOLD if exact_threshold is None else exact_threshold)
+
+
+def _ivf_on(x: np.ndarray, centroids: np.ndarray) -> faiss.IndexIVFFlat:
+    """An IVF-flat index of ``x`` on lists already trained (their ``centroids``): a refresh
+    whose vectors barely changed keeps the lists, so an unchanged page stays in its list and
+    finds what it found (new k-means would move every list a little), without the training."""
+    quantizer = faiss.IndexFlatIP(x.shape[1])
+    quantizer.add(np.ascontiguousarray(centroids, dtype=np.float32))
+    index = faiss.IndexIVFFlat(quantizer, x.shape[1], len(centroids), faiss.METRIC_INNER_PRODUCT)
+    index.add(x)  # trained: its quantizer holds its lists' centroids
+    return index
+
+
+def list_centroids(ann: AnnIndex) -> np.ndarray | None:
+    """The centroids of an IVF index's lists (None for an exact index)."""
+    if not ann.kind.startswith("ivf"):
+        return None
+    ivf = faiss.extract_index_ivf(ann.index)
+    centroids: np.ndarray = ivf.quantizer.reconstruct_n(0, ivf.nlist)
+    return centroids
 
 
 def _probes(
