@@ -13,16 +13,16 @@ can differ from the previous crawl's. A source is *quiet* when:
   name index and the other TF-IDF neighbours add (the best name of each target its text
   names, which targets have a vector, the first unlinked TF-IDF neighbours and the
   strongest names, in order): what retrieval reads of the TF-IDF neighbours, so that an
-  edited page moving among a source's unread ones does not stop the source;
+  edited page moving among a source's unread ones does not stop the source. The names are
+  looked up from the keys stored with the source, so its text is not tokenised: valid while
+  the site's set of name keys is the same (part of the digest). A source whose gate digest
+  is the stored one keeps its stored keys when the gate stops it for one of the reasons
+  below (its text and the site's names are those of the digest);
 * the similarity of each hit read is the stored one, but for touched pages (below): the
   similarities are stored beside the digest (:class:`GateRead`), not in it. A hit's
   similarity is read by its own pair only (its rank is its place in the hits, and which
   hits are read or become pairs hangs on the thresholds, both in the digest), so an edited
   page found by many sources recomputes their pairs with it, not the sources;
-  The names are looked up from the keys stored with the source, so its text is not
-  tokenised: valid while the site's set of name keys is the same (part of the digest). A
-  source whose gate digest is the stored one keeps its stored keys when the gate stops it
-  for one of the reasons below (its text and the site's names are those of the digest);
 * none of the targets of its previous rows is *touched* (:class:`SiteChanges`): a page whose
   stored facts changed, came or went, a page whose incoming links or their anchors changed
   (its co-citation and known anchors), a page for which a one-word name of its own became or
@@ -30,8 +30,8 @@ can differ from the previous crawl's. A source is *quiet* when:
 * no page's links to the source itself changed (its co-citation with every target).
 
 Then its retrieval gives what it gave and every pair reads the same facts: its row digest is
-the previous crawl's, and its rows (and stored digests) are copied. A source that meets the
-first and third conditions but has touched targets is gated pair by pair: its retrieval
+the previous crawl's, and its rows (and stored digests) are copied. A source that meets every
+condition but the third (it has touched targets) is gated pair by pair: its retrieval
 gives what it gave, and each pair with an untouched target reads what it read, so that
 pair's stored digest is this crawl's (its row is copied, its anchor key and digest are not
 computed); only the pairs with touched targets are. Every other source goes the whole way.
