@@ -52,7 +52,7 @@ def build_index(
     index probes ``nprobe`` lists, or (None) the fewest lists, from :data:`FIRST_NPROBE` up by
     doubling, whose measured recall reaches :data:`TARGET_RECALL`. ``lists``: the centroids of
     an earlier index's trained lists (:func:`list_centroids`) to assign the vectors to instead
-    of training new ones (ignored for an exact index, or centroids of another dimension)."""
+    of training new ones (ignored for an exact index, and when they do not fit: :func:`_fits`)."""
     if len(vectors) != len(urls):
         raise ValueError("one URL per vector is required")
     if len(urls) == 0:
@@ -63,10 +63,8 @@ def build_index(
         index: faiss.Index = faiss.IndexFlatIP(x.shape[1])
         index.add(x)
         return AnnIndex(index, list(urls), "flat_ip", 1.0, recall_k, time.perf_counter() - start)
-    if lists is not None and lists.ndim == 2 and lists.shape[1] == x.shape[1] and len(lists):
-        index = _ivf_on(x, lists)
-    else:
-        index = _trained_ivf(x, seed)
+    kept = lists is not None and _fits(lists, x)
+    index = _ivf_on(x, lists) if kept and lists is not None else _trained_ivf(x, seed)
     build_seconds = time.perf_counter() - start
     rows, truth = exact_neighbours(x, recall_k, sample, seed)
     probes, recall = _probes(index, x[rows], truth, nprobe)
@@ -77,7 +75,7 @@ def build_index(
 def _trained_ivf(x: np.ndarray, seed: int) -> faiss.IndexIVFFlat:
     """An IVF-flat index of ``x``: about 4 sqrt(n) lists, k-means on :data:`TRAIN_PER_LIST`
     vectors a list for :data:`KMEANS_ITERATIONS` iterations."""
-    nlist = int(min(4 * np.sqrt(len(x)), 16_384))
+    nlist = list_count(len(x))
     quantizer = faiss.IndexFlatIP(x.shape[1])
     index = faiss.IndexIVFFlat(quantizer, x.shape[1], nlist, faiss.METRIC_INNER_PRODUCT)
     index.cp.niter = KMEANS_ITERATIONS
@@ -85,6 +83,24 @@ def _trained_ivf(x: np.ndarray, seed: int) -> faiss.IndexIVFFlat:
     index.train(x[rng.choice(len(x), size=min(len(x), nlist * TRAIN_PER_LIST), replace=False)])
     index.add(x)
     return index
+
+
+def list_count(n_vectors: int) -> int:
+    """The lists an IVF index of ``n_vectors`` is trained with: about 4 sqrt(n)."""
+    return int(min(4 * np.sqrt(n_vectors), 16_384))
+
+
+KEPT_LISTS_DRIFT = 0.25  # kept lists: at most this far from the count the site's size asks
+
+
+def _fits(lists: np.ndarray, x: np.ndarray) -> bool:
+    """Whether trained ``lists`` (centroids) can index ``x``: same dimension, and a count
+    within :data:`KEPT_LISTS_DRIFT` of :func:`list_count` (a site that grew or shrank that much
+    since they were trained gets new lists)."""
+    if lists.ndim != 2 or lists.shape[1] != x.shape[1] or not len(lists):
+        return False
+    wanted = list_count(len(x))
+    return abs(len(lists) - wanted) <= KEPT_LISTS_DRIFT * wanted
 
 
 def is_exact(n_vectors: int, exact_threshold: int | None = None) -> bool:

@@ -8,6 +8,8 @@ from linkpipe.lib.vectors.ann import (
     build_index,
     deserialize,
     exact_neighbours,
+    list_centroids,
+    list_count,
     serialize,
 )
 from linkpipe.lib.vectors.clusters import CLUSTER_SCHEMA, SUMMARY_SCHEMA, cluster_pages
@@ -96,3 +98,23 @@ def test_no_pages_give_empty_typed_frames():
     clusters, summary = cluster_pages([], np.zeros((0, 0), np.float32), {}, set())
     assert clusters.height == summary.height == 0
     assert clusters.schema == CLUSTER_SCHEMA and summary.schema == SUMMARY_SCHEMA
+
+
+def test_ivf_on_kept_lists_and_when_they_no_longer_fit():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(3000, 16)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    urls = [str(i) for i in range(3000)]
+    first = build_index(x, urls, exact_threshold=1000)
+    lists = list_centroids(first)
+    assert lists is not None and lists.shape == (list_count(3000), 16)
+    kept = build_index(x, urls, exact_threshold=1000, lists=lists)
+    assert np.array_equal(list_centroids(kept), lists) and kept.recall_at_k >= 0.95
+    _, a = first.search(x[:50], 10)
+    _, b = kept.search(x[:50], 10)
+    assert np.array_equal(a, b)  # the same lists, the same vectors: the same hits
+    # a site four times the size asks for twice the lists: trained again
+    big = np.concatenate([x, x, x, x]) + rng.normal(scale=1e-3, size=(12000, 16)).astype(np.float32)
+    grown = build_index(big, [str(i) for i in range(12000)], exact_threshold=1000, lists=lists)
+    assert len(list_centroids(grown)) == list_count(12000) != len(lists)
+    assert list_centroids(build_index(x[:500], urls[:500], exact_threshold=1000)) is None
