@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -183,14 +183,13 @@ def materialize_site_models(
     names of every page of the crawl, once; measure the lexical index's recall against exact
     search on a sample (widening the index while it is below ``RECALL_TARGET``); write the
     four ``site_*`` tables. ``settings``: the index to start from (default
-    :func:`start_settings`). With ``reuse``, a crawl whose inputs are those of an earlier crawl
+    :class:`IndexSettings`). With ``reuse``, a crawl whose inputs are those of an earlier crawl
     (:func:`site_model_digest`) copies its models, and one that keeps the statistics updates
     the previous crawl's models (the same models as a build from every page)."""
     started = time.perf_counter()
     kept = kept_fit(db_path, crawl_id)
     fitted_in = kept.fitted_in if kept else crawl_id
-    settings = settings or start_settings(db_path, kept)
-    digest = site_model_digest(db_path, crawl_id, settings, fitted_in)
+    digest = site_model_digest(db_path, crawl_id, settings or IndexSettings(), fitted_in)
     if reuse:
         with open_db(db_path) as con:
             copied = copy_crawl_of_same_inputs(
@@ -214,26 +213,6 @@ def materialize_site_models(
     names = tables["site_names"].sort("mentioned_by", descending=True)
     shown = preview(names, ["phrase", "target_url", "mentioned_by", "linked_by"])
     return StageResult(written, shown, summary | {"copied_from": "", "updated_from": updated_from})
-
-
-def start_settings(db_path: str | Path, kept: KeptFit | None) -> IndexSettings:
-    """The lexical index's settings a crawl starts tuning from: those the previous crawl's
-    index took when this crawl keeps its statistics (few pages changed: its recall is measured
-    again, and widened if it fell), the defaults when it refits (the site may have become
-    easier: the tuning starts over). A refresh of a site whose index was widened then builds
-    and measures one index, not one for each widening again (at 100k pages, seconds each)."""
-    if kept is None:
-        return IndexSettings()
-    with open_db(db_path) as con:
-        found = fetch_dicts(con, "read/select_site_model", [kept.previous])
-    if not found:
-        return IndexSettings()
-    return _stored_settings(found[0])
-
-
-def _stored_settings(row: Mapping[str, Any]) -> IndexSettings:
-    """The index settings of a ``site_models`` row."""
-    return IndexSettings(row["posting_cap"], row["rerank"], row["query_terms"])
 
 
 def _models(
@@ -303,7 +282,7 @@ def load_site_models(
         if rows is None:
             page_terms = fetch_frame(con, "read/select_site_page_terms", [crawl_id])
     row = found[0]
-    settings = _stored_settings(row)
+    settings = IndexSettings(row["posting_cap"], row["rerank"], row["query_terms"])
     if rows is not None:
         return models_from_rows(terms, rows, names, settings, row["fit_pages"] or 0)
     return models_from_tables(terms, page_terms, names, settings, row["fit_pages"] or 0)

@@ -5,15 +5,8 @@ import shutil
 
 import pytest
 
-from linkpipe.lib.stages.site_models import (
-    REFIT_SHARE,
-    kept_fit,
-    load_site_models,
-    materialize_site_models,
-    start_settings,
-)
+from linkpipe.lib.stages.site_models import REFIT_SHARE, load_site_models, materialize_site_models
 from linkpipe.lib.storage import open_db
-from linkpipe.lib.text.lexical_index import IndexSettings
 from linkpipe_tests.graph import crawl_and_run
 
 EDIT = " The quokka archive keeps a zebra ledger and its XML Sitemap."
@@ -177,25 +170,3 @@ def test_a_refresh_whose_names_changed_counts_every_page_again(fitted_db, tmp_pa
     assert result.meta["fitted_in"] == "c1" and result.meta["updated_from"] == ""
     assert _rows(db, "SELECT count(*) FROM site_names WHERE crawl_id = 'c2' AND "
                  "name_key = 'quokka ledger guid'") == [(1,)]  # fmt: skip
-
-
-def test_a_refresh_keeping_the_statistics_tunes_from_the_previous_index(fitted_db, tmp_path):
-    db = shutil.copy(fitted_db, tmp_path / "w.duckdb")
-    narrow = IndexSettings(posting_cap=3, rerank=5)  # c1's index is widened from here
-    first = materialize_site_models(db, "c1", narrow).meta
-    taken = IndexSettings(first["posting_cap"], first["rerank"], first["query_terms"])
-    assert taken.posting_cap > 3 and first["lexical_recall_at_k"] >= 0.95
-    _next_crawl(db, "c1", "c2", 2)
-    assert start_settings(db, kept_fit(db, "c2")) == taken
-    second = materialize_site_models(db, "c2").meta
-    assert second["fitted_in"] == "c1" and second["lexical_recall_at_k"] >= 0.95
-    # one index built and measured (c1's settings still reach the target), not the defaults
-    assert (second["posting_cap"], second["rerank"], second["query_terms"]) == (
-        taken.posting_cap,
-        taken.rerank,
-        taken.query_terms,
-    )
-    # a crawl that refits tunes from the defaults again
-    _next_crawl(db, "c2", "c3", int(_pages(db, "c2") * REFIT_SHARE) + 2)
-    assert kept_fit(db, "c3") is None and start_settings(db, None) == IndexSettings()
-    assert materialize_site_models(db, "c3").meta["posting_cap"] == IndexSettings().posting_cap
