@@ -127,7 +127,9 @@ def _import_spacy() -> Any:
     """spaCy, imported without PyTorch when this process has not imported it: thinc imports
     PyTorch when it can (about 1 of the 1.9 CPU-s of loading the parser in a process that
     runs no PyTorch model, a candidate shard's), and the pipelines parse on thinc's numpy
-    ops all the same (the same parses). PyTorch stays importable afterwards."""
+    ops all the same (the same parses). PyTorch stays importable afterwards; meanwhile
+    another thread's import of it would fail (the product's processes load their models in
+    their main thread; their other threads watch the parent process or a pipe)."""
     hidden = "torch" not in sys.modules
     if hidden:
         sys.modules["torch"] = None  # type: ignore[assignment]  # import torch: ImportError
