@@ -8,8 +8,9 @@ Each settings variant (posting cap, rerank, query terms; ``--settings 1024,500,3
 built over the same TF-IDF rows (a crawl's stored site models, the texts of
 ``bench_models_1m.py``, or with ``--bench-site`` the content pages of ``gen_large_site.py``'s
 site as title and body text without the HTML around them, fitted by linkpipe: within ~0.01 of
-the recall of the crawled site's stored models, at a minute instead of a crawl). For each: recall@10 against exact search on the
-pages the ``site_models`` stage samples (``tune_lexical_index``: 500, before any widening),
+the recall of the crawled site's stored models, at a minute instead of a crawl). For each:
+recall@10 against exact search on the pages the ``site_models`` stage samples
+(``tune_lexical_index``: 500, before any widening),
 and the CPU of a query asking the 14 neighbours the candidate step asks at 1M pages
 (median of ``--rounds`` rounds over ``--queries`` sampled pages, variants alternating).
 """
