@@ -168,7 +168,6 @@ class SourceText:
                 out[self.stems[i]].append((i, number))
         return out
 
-
     @functools.cached_property
     def name_hit_memo(self) -> dict[str, tuple[object, list[tuple[int, int, int, str]]]]:
         """target URL -> (the target's name keys, :func:`name_hits`): the candidate step asks

@@ -13,7 +13,6 @@ from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
 from linkpipe.lib.vectors.ann import (
     AnnIndex,
     build_index,
-    deserialize,
     is_exact,
     list_centroids,
     open_mapped,
@@ -80,9 +79,8 @@ def kept_lists(
             or moved > KEEP_LISTS_SHARE * max(1, int(prev["n_vectors"]))
         ):
             return None
-        blob = fetch_dicts(con, "read/select_ann_index_blob", [prev["crawl_id"]])[0]["index_blob"]
-    previous = deserialize(bytes(blob), [], str(prev["index_kind"]), 0.0, 0, 0.0)
-    centroids = list_centroids(previous)
+    # the previous index as its shard workers mapped it (no copy of its bytes)
+    centroids = list_centroids(load_ann_index(db_path, str(prev["crawl_id"])))
     return (str(prev["crawl_id"]), centroids) if centroids is not None else None
 
 

@@ -63,8 +63,7 @@ def build_index(
         index: faiss.Index = faiss.IndexFlatIP(x.shape[1])
         index.add(x)
         return AnnIndex(index, list(urls), "flat_ip", 1.0, recall_k, time.perf_counter() - start)
-    kept = lists is not None and _fits(lists, x)
-    index = _ivf_on(x, lists) if kept and lists is not None else _trained_ivf(x, seed)
+    index = _ivf_on(x, lists) if lists is not None and _fits(lists, x) else _trained_ivf(x, seed)
     build_seconds = time.perf_counter() - start
     rows, truth = exact_neighbours(x, recall_k, sample, seed)
     probes, recall = _probes(index, x[rows], truth, nprobe)
