@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import mimetypes
 import socketserver
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -147,6 +148,13 @@ def _make_handler(root: Path, routes: SiteRoutes) -> type[BaseHTTPRequestHandler
 
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # crawlers open many connections at once; 5 would drop some
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Report a request's error, but for a client that hangs up a kept-alive connection
+        (a crawler closing its pool at the end: not an error of the site)."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 @dataclass

@@ -2,6 +2,9 @@
 
 import http.client
 import json
+import socket
+import struct
+import time
 import urllib.error
 import urllib.request
 
@@ -85,3 +88,18 @@ def test_one_connection_serves_many_requests(site):
     page = len(f'<link rel="canonical" href="{site.base_url}/a/">')
     assert answers[0] == (200, page, False) and answers[3] == answers[0]
     assert answers[1] == (301, 0, False) and answers[2][0] == 404 and answers[4][0] == 304
+
+
+def test_a_client_hanging_up_a_kept_alive_connection_is_not_reported(site, capsys):
+    host, port = site.base_url.removeprefix("http://").split(":")
+    for _ in range(3):
+        with socket.create_connection((host, int(port)), timeout=5) as conn:
+            conn.sendall(b"GET /a/ HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert conn.recv(4096).startswith(b"HTTP/1.1 200")
+            # close with a reset, as a crawler's pool does at its end: the server is reading
+            # the next request when the connection goes
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    time.sleep(0.3)  # the handler threads see the reset
+    with urllib.request.urlopen(site.base_url + "/a/") as r:
+        assert r.status == 200  # still serving
+    assert "Traceback" not in capsys.readouterr().err
