@@ -34,8 +34,10 @@ _FRESH_VIEW = "_linkpipe_fresh"
 # status; `linkpipe whatif`)
 ALWAYS_AGAIN = frozenset({"crawls", "crawl_runs", "whatif_pages"})
 # caches of vectors and parses, the candidate step's digests of each source and the kept
-# pairs' placements by key (the bookkeeping of reuse), not data to analyse; the schema marker
-# (the new copy has it)
+# pairs' placements by key (the bookkeeping of reuse), the FAISS index's bytes and each page's
+# TF-IDF row (the models' internals: the pipeline reads them, an analyst has no use for them,
+# and they were a sixth of a refresh's copy), not data to analyse; the schema marker (the new
+# copy has it)
 _NOT_PUBLISHED = frozenset(
     {
         "embedding_cache",
@@ -43,6 +45,8 @@ _NOT_PUBLISHED = frozenset(
         "crawl_parses",
         "candidate_sources",
         "kept_placements",
+        "ann_indexes",
+        "site_page_terms",
         "linkpipe_schema",
     }
 )
@@ -149,6 +153,8 @@ def _publish_table(con: duckdb.DuckDBPyConnection, table: str, update: bool) -> 
     """Copy one table into the attached published copy (kept crawls only, when crawl-keyed);
     on an update, only the rows that changed (see :func:`publish_copy`)."""
     if table in _NOT_PUBLISHED:
+        if update and table != "linkpipe_schema":  # a copy of earlier code may hold rows
+            con.execute(load_sql("write/delete_published_table").format(table=table))
         return
     crawl_keyed = table in CRAWL_TABLES | SHARD_TABLES | {"crawls"}
     if update and crawl_keyed and table not in ALWAYS_AGAIN:

@@ -369,6 +369,8 @@ def _history(db):
         write_partition(
             con, "a4", {"candidate_sources": [{"source_url": "a", "digest": "d"}]}, shard=0
         )
+        page_terms = [{"url": "a", "term_ids": [1], "weights": [1.0]}]
+        write_partition(con, "a4", {"site_page_terms": page_terms})
 
 
 def _crawl_rows(con):
@@ -450,8 +452,9 @@ def test_published_copy_holds_the_recent_crawls_and_replaces_the_old_copy(tmp_pa
     published = connect(second, read_only=True)
     assert _crawl_rows(published) == dict.fromkeys(_crawl_rows(published), ["a4", "b1"])
     assert _site_rows(published) == [1, 1, 0]  # decisions and signals; no embedding cache
-    # nor the candidate step's bookkeeping (the source has a4's)
-    assert published.execute("SELECT count(*) FROM candidate_sources").fetchone() == (0,)
+    # nor the candidate step's bookkeeping, nor the models' internals (the source has a4's)
+    for table in ("candidate_sources", "site_page_terms"):
+        assert published.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,), table
     assert published.execute("SELECT count(*) FROM v_opportunities").fetchone() == (0,)
     published.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.duckdb", "t.published.duckdb"]
@@ -479,7 +482,9 @@ def _all_rows(path):
 def test_an_update_of_the_published_copy_equals_a_copy_built_from_scratch(tmp_path, monkeypatch):
     db = tmp_path / "t.duckdb"
     _history(db)
-    publish_copy(db, keep_crawls=3)  # a2, a3, a4, b1
+    copy = publish_copy(db, keep_crawls=3)  # a2, a3, a4, b1
+    with open_db(copy) as con:  # a copy by earlier code, which published each page's terms
+        con.execute("INSERT INTO site_page_terms VALUES ('a3', 'a', [1], [1.0])")
     with open_db(db) as con:  # a new crawl a5 pushes a2 out; a4 is re-run; a decision comes
         _crawl(con, "a5", "http://a.test/", None)
         finish_run(con, "a5", "complete")
