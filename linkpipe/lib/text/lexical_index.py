@@ -65,13 +65,19 @@ class LexicalIndex:
         postings: Postings | None = None,
     ) -> None:
         """``postings``: the index's postings built earlier from the same matrix and settings
-        (:attr:`postings`), else they are built here."""
+        (:attr:`postings`), else they are built when first needed (models loaded only to be
+        updated never query their index)."""
         self.matrix = matrix
         self.settings = settings or IndexSettings()
-        if postings is None:
-            champions = heaviest(matrix.T.tocsr(), self.settings.posting_cap)
-            postings = build_postings(champions, matrix)
-        self.postings = postings
+        self._postings = postings
+
+    @property
+    def postings(self) -> Postings:
+        """Each term's champion pages, laid out by :func:`build_postings`."""
+        if self._postings is None:
+            champions = heaviest(self.matrix.T.tocsr(), self.settings.posting_cap)
+            self._postings = build_postings(champions, self.matrix)
+        return self._postings
 
     def neighbours(self, rows: Sequence[int], k: int, chunk: int = 128) -> Neighbours:
         """For each of ``rows``, up to ``k`` rows with a positive cosine, best first (the row
