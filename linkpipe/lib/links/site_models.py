@@ -181,9 +181,10 @@ def update_site_models(
     return SiteModels(tfidf, mentions, LexicalIndex(tfidf.matrix, settings))
 
 
-def model_tables(models: SiteModels) -> dict[str, pl.DataFrame]:
-    """The rows of ``site_terms``, ``site_page_terms`` and ``site_names``."""
-    terms, rows = model_frames(models.tfidf)
+def model_tables(models: SiteModels, urls: Sequence[str] | None = None) -> dict[str, pl.DataFrame]:
+    """The rows of ``site_terms``, ``site_page_terms`` (of ``urls`` only, when given) and
+    ``site_names``."""
+    terms, rows = model_frames(models.tfidf, urls)
     return {"site_terms": terms, "site_page_terms": rows, "site_names": models.mentions.frame()}
 
 

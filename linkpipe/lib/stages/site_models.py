@@ -44,7 +44,7 @@ from linkpipe.lib.stages.common import (
     preview,
 )
 from linkpipe.lib.stages.link_graph import ExistingLinks, load_existing_links
-from linkpipe.lib.storage import fetch_dicts, fetch_frame, open_db, write_partition
+from linkpipe.lib.storage import CopiedRows, fetch_dicts, fetch_frame, open_db, write_partition
 from linkpipe.lib.text.lexical_index import IndexSettings, sample_rows, tune_index
 from linkpipe.lib.text.tfidf import TfidfModel, statistics_from_frame
 
@@ -120,13 +120,22 @@ def kept_fit(db_path: str | Path, crawl_id: str) -> KeptFit | None:
     return KeptFit(fit["crawl_id"], fit["fitted_in"], statistics)
 
 
+@dataclass(frozen=True)
+class Updated:
+    """Models brought from ``previous`` to this crawl by the pages in ``changed``."""
+
+    models: SiteModels
+    previous: str
+    changed: frozenset[str]
+
+
 def updated_models(
     db_path: str | Path,
     crawl_id: str,
     kept: KeptFit,
     links: ExistingLinks,
     settings: IndexSettings | None,
-) -> SiteModels | None:
+) -> Updated | None:
     """The previous crawl's models brought to this crawl by the pages whose title, H1, main
     text or content links changed, came or went (:func:`update_site_models`); None when the
     site's names changed."""
@@ -143,7 +152,7 @@ def updated_models(
             links_before[r["source_url"]].add(r["resolved_url"])
     before = _texts_of(db_path, kept.previous, changed)
     after = _texts_of(db_path, crawl_id, changed)
-    return update_site_models(
+    models = update_site_models(
         previous,
         site_pages(db_path, crawl_id),
         [(p, links_before.get(p.url, set())) for p in before],
@@ -151,6 +160,7 @@ def updated_models(
         links.anchors,
         settings,
     )
+    return None if models is None else Updated(models, kept.previous, frozenset(changed))
 
 
 def _texts_of(db_path: str | Path, crawl_id: str, urls: list[str]) -> list[SitePage]:
@@ -198,9 +208,11 @@ def materialize_site_models(
         if copied is not None:
             copied.meta["fitted_in"] = fitted_in
             return copied
-    models, updated_from = _models(db_path, crawl_id, kept, settings, update=reuse)
+    models, updated = _models(db_path, crawl_id, kept, settings, update=reuse)
     recall, sampled = tune_lexical_index(models)
-    tables: dict[str, pl.DataFrame] = model_tables(models)
+    kept_rows = _kept_rows(models, updated)
+    fresh = None if updated is None else [u for u in models.tfidf.urls if u in updated.changed]
+    tables: dict[str, pl.DataFrame] = model_tables(models, fresh)
     summary = _summary(models, tables, recall, sampled, time.perf_counter() - started)
     summary |= {"fitted_in": fitted_in, "fit_pages": models.tfidf.fit_pages}
     with open_db(db_path) as con:
@@ -208,11 +220,24 @@ def materialize_site_models(
             con,
             crawl_id,
             {**tables, "site_models": [summary], "site_model_inputs": [{"digest": digest}]},
+            copied={"site_page_terms": kept_rows} if kept_rows is not None else None,
         )
     progress.report("site models", summary["n_pages"], summary["n_pages"])
     names = tables["site_names"].sort("mentioned_by", descending=True)
     shown = preview(names, ["phrase", "target_url", "mentioned_by", "linked_by"])
-    return StageResult(written, shown, summary | {"copied_from": "", "updated_from": updated_from})
+    meta: dict[str, Any] = {"copied_from": "", "page_rows_kept": 0, "updated_from": ""}
+    if updated is not None and kept_rows is not None:
+        meta |= {"page_rows_kept": len(kept_rows.keys), "updated_from": updated.previous}
+    return StageResult(written, shown, summary | meta)
+
+
+def _kept_rows(models: SiteModels, updated: Updated | None) -> CopiedRows | None:
+    """The stored rows of the pages an update kept (the previous crawl's, to the bit: copied
+    by SQL rather than written again), None when the models were built."""
+    if updated is None:
+        return None
+    kept = [u for u in models.tfidf.urls if u not in updated.changed]
+    return CopiedRows(updated.previous, kept, "url")
 
 
 def _models(
@@ -221,20 +246,21 @@ def _models(
     kept: KeptFit | None,
     settings: IndexSettings | None,
     update: bool,
-) -> tuple[SiteModels, str]:
+) -> tuple[SiteModels, Updated | None]:
     """The crawl's models: with ``update``, the previous crawl's updated by the pages that
     changed when the statistics are kept (:func:`updated_models`), else built from every page
-    (with the kept statistics, if any); and the crawl updated ("" when built)."""
+    (with the kept statistics, if any); and the update (None when built)."""
     with open_db(db_path) as con:
         links = load_existing_links(con, crawl_id)
     if kept is not None and update:
         updated = updated_models(db_path, crawl_id, kept, links, settings)
         if updated is not None:
-            return updated, kept.previous
+            return updated.models, updated
     pages = site_pages(db_path, crawl_id)
     texts = _texts(db_path, crawl_id, len(pages))
     fitted = kept.statistics if kept else None
-    return build_site_models(pages, texts, links.content, links.anchors, settings, fitted), ""
+    built = build_site_models(pages, texts, links.content, links.anchors, settings, fitted)
+    return built, None
 
 
 def tune_lexical_index(models: SiteModels) -> tuple[float, int]:

@@ -191,10 +191,13 @@ def row_cosines(matrix: sparse.csr_matrix, row: int, others: Sequence[int]) -> n
     return np.asarray(matrix[list(others)] @ dense, dtype=np.float64).ravel()
 
 
-def model_frames(model: TfidfModel) -> tuple[pl.DataFrame, pl.DataFrame]:
+def model_frames(
+    model: TfidfModel, urls: Sequence[str] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(``site_terms`` rows: term id, stem, document frequency, IDF; ``site_page_terms`` rows:
-    one per page, its term ids and weights by weight, highest first). The stems left out of
-    the rows (``common``) follow the weighed terms, in stem order, with no IDF (NULL)."""
+    one per page (of ``urls`` only, when given), its term ids and weights by weight, highest
+    first). The stems left out of the rows (``common``) follow the weighed terms, in stem
+    order, with no IDF (NULL)."""
     common = sorted(model.common)
     doc_freq = np.concatenate([model.doc_freq, [model.common[t] for t in common]])
     terms = pl.DataFrame(
@@ -205,13 +208,15 @@ def model_frames(model: TfidfModel) -> tuple[pl.DataFrame, pl.DataFrame]:
             "idf": pl.Series([*model.idf.tolist(), *[None] * len(common)], dtype=pl.Float64),
         }
     )
-    m = model.matrix
+    m, page_urls = model.matrix, list(model.urls)
+    if urls is not None:
+        m, page_urls = m[[model.row_of[u] for u in urls]], list(urls)
     row_ids = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
     order = np.lexsort((-m.indices.astype(np.int64), -m.data, row_ids))
     offsets = pa.array(m.indptr.astype(np.int32))
     rows = pl.DataFrame(
         {
-            "url": pl.Series(model.urls, dtype=pl.String),
+            "url": pl.Series(page_urls, dtype=pl.String),
             "term_ids": pl.from_arrow(
                 pa.ListArray.from_arrays(offsets, pa.array(m.indices[order].astype(np.int32)))
             ),

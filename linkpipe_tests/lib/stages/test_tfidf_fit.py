@@ -107,6 +107,8 @@ def test_a_refresh_with_few_edits_keeps_the_statistics_of_the_fit(fitted_db, tmp
     assert (result.meta["fitted_in"], result.meta["fit_pages"]) == ("c1", _pages(db, "c1"))
     # c1's models updated by the three pages that changed: the models of a build from scratch
     assert result.meta["updated_from"] == "c1"
+    # the unedited pages' rows are c1's, copied by SQL (not encoded and written again)
+    assert result.meta["page_rows_kept"] == _pages(db, "c2") - len(edited)
     updated = _models(db, "c2")
     rebuilt = materialize_site_models(db, "c2", reuse=False)
     assert rebuilt.meta["updated_from"] == "" and _models(db, "c2") == updated
