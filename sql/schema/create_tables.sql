@@ -297,6 +297,13 @@ CREATE TABLE IF NOT EXISTS cluster_inputs (
     crawl_id VARCHAR NOT NULL,
     digest VARCHAR NOT NULL
 );
+-- The digest of everything a crawl's indexable pages and thresholds were computed from
+-- (crawled URLs, their HTML by content hash, the rules, code): a later crawl of the same
+-- digest copies those rows (lib/stages/indexable_pages.py).
+CREATE TABLE IF NOT EXISTS indexable_inputs (
+    crawl_id VARCHAR NOT NULL,
+    digest VARCHAR NOT NULL
+);
 
 -- The full placements (names and windows, best first) of the pairs a crawl's scoring kept, by
 -- anchor key (lib/stages/kept_anchors.py). The candidate step places names only; a later

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,12 @@ from linkpipe.lib.content.main_area import TextFacts, facts_digest
 from linkpipe.lib.content.site_thresholds import Threshold
 from linkpipe.lib.html.stored import decompress_html
 from linkpipe.lib.run_config import indexability_rules
-from linkpipe.lib.stages.common import StageResult, preview
+from linkpipe.lib.stages.common import (
+    StageResult,
+    copy_crawl_of_same_inputs,
+    inputs_digest,
+    preview,
+)
 from linkpipe.lib.storage import fetch_dicts, iter_dicts, open_db, stored_config, write_partition
 
 
@@ -36,14 +42,29 @@ def _pages(
         yield page
 
 
+INDEXABLE_TABLES = ("indexable_pages", "indexability_thresholds")
+
+
 def materialize_indexable_pages(
-    db_path: str | Path, crawl_id: str, rules: IndexabilityRules | None = None
+    db_path: str | Path,
+    crawl_id: str,
+    rules: IndexabilityRules | None = None,
+    reuse: bool = True,
 ) -> StageResult:
     """Classify every crawled URL; excluded ones keep their reason, and the thresholds used
-    are stored with the crawl."""
+    are stored with the crawl. With ``reuse``, a crawl whose inputs are an earlier crawl's
+    (every crawled URL's facts and HTML, the rules, the code: ``select_indexable_inputs.sql``)
+    copies its rows: a refresh of an unchanged site classifies nothing again."""
     rules = rules or indexability_rules(stored_config(db_path, crawl_id))
     digest = facts_digest()
     with open_db(db_path) as con:
+        inputs = inputs_digest(con, crawl_id, "read/select_indexable_inputs", repr(rules))
+        if reuse:
+            copied = copy_crawl_of_same_inputs(
+                con, crawl_id, "indexable_inputs", inputs, INDEXABLE_TABLES
+            )
+            if copied is not None:
+                return _copied(con, crawl_id, copied)
         site = classify_site(_pages(con, crawl_id, digest), rules)
     if not site.rows:
         raise ValueError(f"crawl {crawl_id!r} has no pages: materialize crawl_export first")
@@ -53,7 +74,11 @@ def materialize_indexable_pages(
         written = write_partition(
             con,
             crawl_id,
-            {"indexable_pages": rows, "indexability_thresholds": thresholds},
+            {
+                "indexable_pages": rows,
+                "indexability_thresholds": thresholds,
+                "indexable_inputs": [{"digest": inputs}],
+            },
         )
     reasons = dict(Counter(r["reason"] or "indexable" for r in site.rows))
     excluded = [r for r in site.rows if not r["indexable"]]
@@ -62,18 +87,32 @@ def materialize_indexable_pages(
         "facts_reused": site.reused,
         "thresholds": thresholds,
         **threshold_figures(site.thresholds),
+        "copied_from": "",
     }
     return StageResult(written, preview(excluded, ["url", "reason", "detail"]), meta)
 
 
+def _copied(con: duckdb.DuckDBPyConnection, crawl_id: str, copied: StageResult) -> StageResult:
+    """The result of a crawl that copied its rows: its reasons and thresholds as stored."""
+    reasons = fetch_dicts(con, "read/count_indexable_reasons", [crawl_id])
+    thresholds = load_indexability_thresholds(con, crawl_id)
+    figures = {
+        THRESHOLD_FIGURES[t["rule"]]: t["threshold"] for t in thresholds if t["page_type"] is None
+    }
+    meta = {"by_reason": {r["reason"]: r["pages"] for r in reasons}, "facts_reused": 0}
+    return replace(copied, meta=copied.meta | meta | {"thresholds": thresholds} | figures)
+
+
+THRESHOLD_FIGURES = {
+    "thin": "thin_threshold_words",
+    "listing": "listing_threshold_link_share",
+    "near_duplicate": "near_duplicate_threshold_bits",
+}
+
+
 def threshold_figures(thresholds: list[Threshold]) -> dict[str, float]:
     """The site-wide thresholds as numbers, for plots across crawls."""
-    names = {
-        "thin": "thin_threshold_words",
-        "listing": "listing_threshold_link_share",
-        "near_duplicate": "near_duplicate_threshold_bits",
-    }
-    return {names[t.rule]: t.value for t in thresholds if t.page_type is None}
+    return {THRESHOLD_FIGURES[t.rule]: t.value for t in thresholds if t.page_type is None}
 
 
 def load_indexability_thresholds(

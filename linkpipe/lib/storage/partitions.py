@@ -39,6 +39,7 @@ CRAWL_TABLES = frozenset(
         "kept_placements",
         "graph_inputs",
         "cluster_inputs",
+        "indexable_inputs",
         "cannibalisation_pairs",
         "scoring_weights",
         "topic_clusters",

@@ -125,7 +125,11 @@ def test_the_run_metadata_shows_the_thresholds(crawled_db):
     _, _, results = crawled_db
     meta = results["c1"].meta
     # home, 17 reference pages, the stub and the three navigation links that answer 404
-    assert results["c1"].rows == {"indexable_pages": 22, "indexability_thresholds": 4}
+    assert results["c1"].rows == {
+        "indexable_pages": 22,
+        "indexability_thresholds": 4,
+        "indexable_inputs": 1,
+    }
     assert (
         meta["thin_threshold_words"],
         meta["listing_threshold_link_share"],

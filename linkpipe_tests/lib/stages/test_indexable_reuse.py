@@ -41,7 +41,17 @@ def test_unchanged_pages_keep_their_facts_and_equal_a_recomputation(tmp_path) ->
         edited.write_text(edited.read_text().replace("</main>", f"<p>{EXTRA}</p></main>", 1))
         _crawl(db, "c2", site.base_url)
         second = materialize_indexable_pages(db, "c2")
+        _crawl(db, "c3", site.base_url)  # nothing changed since c2
+        third = materialize_indexable_pages(db, "c3")
     before, after = _rows(db, "c1"), _rows(db, "c2")
+    # a crawl whose pages are an earlier crawl's copies its rows and thresholds
+    assert first.meta["copied_from"] == second.meta["copied_from"] == ""
+    assert third.meta["copied_from"] == "c2" and _rows(db, "c3") == after
+    assert third.meta["by_reason"] == second.meta["by_reason"]
+    assert third.meta["thresholds"] == [dict(t) for t in second.meta["thresholds"]]
+    assert third.meta["thin_threshold_words"] == second.meta["thin_threshold_words"]
+    fresh = materialize_indexable_pages(db, "c3", reuse=False)
+    assert fresh.meta["copied_from"] == "" and _rows(db, "c3") == after
     measured = [url for url, row in before.items() if row["text_key"] is not None]
     edited_url = next(url for url in after if url.endswith("/guides/" + edited.parent.name + "/"))
     assert first.meta["facts_reused"] == 0 and len(measured) > 30
