@@ -43,6 +43,11 @@ def _pages(
 
 
 INDEXABLE_TABLES = ("indexable_pages", "indexability_thresholds")
+THRESHOLD_FIGURES = {  # the site-wide thresholds' names as figures of the run
+    "thin": "thin_threshold_words",
+    "listing": "listing_threshold_link_share",
+    "near_duplicate": "near_duplicate_threshold_bits",
+}
 
 
 def materialize_indexable_pages(
@@ -99,15 +104,8 @@ def _copied(con: duckdb.DuckDBPyConnection, crawl_id: str, copied: StageResult) 
     figures = {
         THRESHOLD_FIGURES[t["rule"]]: t["threshold"] for t in thresholds if t["page_type"] is None
     }
-    meta = {"by_reason": {r["reason"]: r["pages"] for r in reasons}, "facts_reused": 0}
-    return replace(copied, meta=copied.meta | meta | {"thresholds": thresholds} | figures)
-
-
-THRESHOLD_FIGURES = {
-    "thin": "thin_threshold_words",
-    "listing": "listing_threshold_link_share",
-    "near_duplicate": "near_duplicate_threshold_bits",
-}
+    meta = {"by_reason": {r["reason"]: r["pages"] for r in reasons}, "thresholds": thresholds}
+    return replace(copied, meta=copied.meta | meta | figures)
 
 
 def threshold_figures(thresholds: list[Threshold]) -> dict[str, float]:
