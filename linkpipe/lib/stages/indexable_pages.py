@@ -5,7 +5,7 @@ of the previous crawl keeps the main-area facts measured then (its HTML is not e
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,6 @@ import duckdb
 
 from linkpipe.lib.content.indexability import IndexabilityRules, classify_site
 from linkpipe.lib.content.main_area import TextFacts, facts_digest
-from linkpipe.lib.content.site_thresholds import Threshold
 from linkpipe.lib.html.stored import decompress_html
 from linkpipe.lib.run_config import indexability_rules
 from linkpipe.lib.stages.common import (
@@ -91,7 +90,7 @@ def materialize_indexable_pages(
         "by_reason": reasons,
         "facts_reused": site.reused,
         "thresholds": thresholds,
-        **threshold_figures(site.thresholds),
+        **threshold_figures(thresholds),
         "copied_from": "",
     }
     return StageResult(written, preview(excluded, ["url", "reason", "detail"]), meta)
@@ -101,16 +100,16 @@ def _copied(con: duckdb.DuckDBPyConnection, crawl_id: str, copied: StageResult) 
     """The result of a crawl that copied its rows: its reasons and thresholds as stored."""
     reasons = fetch_dicts(con, "read/count_indexable_reasons", [crawl_id])
     thresholds = load_indexability_thresholds(con, crawl_id)
-    figures = {
+    meta = {"by_reason": {r["reason"]: r["pages"] for r in reasons}, "thresholds": thresholds}
+    return replace(copied, meta=copied.meta | meta | threshold_figures(thresholds))
+
+
+def threshold_figures(thresholds: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """The site-wide thresholds (``indexability_thresholds`` rows) as numbers, for plots
+    across crawls."""
+    return {
         THRESHOLD_FIGURES[t["rule"]]: t["threshold"] for t in thresholds if t["page_type"] is None
     }
-    meta = {"by_reason": {r["reason"]: r["pages"] for r in reasons}, "thresholds": thresholds}
-    return replace(copied, meta=copied.meta | meta | figures)
-
-
-def threshold_figures(thresholds: list[Threshold]) -> dict[str, float]:
-    """The site-wide thresholds as numbers, for plots across crawls."""
-    return {THRESHOLD_FIGURES[t.rule]: t.value for t in thresholds if t.page_type is None}
 
 
 def load_indexability_thresholds(

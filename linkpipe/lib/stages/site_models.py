@@ -210,8 +210,7 @@ def materialize_site_models(
             return copied
     models, updated = _models(db_path, crawl_id, kept, settings, update=reuse)
     recall, sampled = tune_lexical_index(models)
-    kept_rows = _kept_rows(models, updated)
-    fresh = None if updated is None else [u for u in models.tfidf.urls if u in updated.changed]
+    kept_rows, fresh = _page_rows(models, updated)
     tables: dict[str, pl.DataFrame] = model_tables(models, fresh)
     summary = _summary(models, tables, recall, sampled, time.perf_counter() - started)
     summary |= {"fitted_in": fitted_in, "fit_pages": models.tfidf.fit_pages}
@@ -226,18 +225,22 @@ def materialize_site_models(
     names = tables["site_names"].sort("mentioned_by", descending=True)
     shown = preview(names, ["phrase", "target_url", "mentioned_by", "linked_by"])
     meta: dict[str, Any] = {"copied_from": "", "page_rows_kept": 0, "updated_from": ""}
-    if updated is not None and kept_rows is not None:
-        meta |= {"page_rows_kept": len(kept_rows.keys), "updated_from": updated.previous}
+    if kept_rows is not None:
+        meta |= {"page_rows_kept": len(kept_rows.keys), "updated_from": kept_rows.from_crawl_id}
     return StageResult(written, shown, summary | meta)
 
 
-def _kept_rows(models: SiteModels, updated: Updated | None) -> CopiedRows | None:
-    """The stored rows of the pages an update kept (the previous crawl's, to the bit: copied
-    by SQL rather than written again), None when the models were built."""
+def _page_rows(
+    models: SiteModels, updated: Updated | None
+) -> tuple[CopiedRows | None, list[str] | None]:
+    """(the stored rows of the pages an update kept, copied by SQL rather than written again:
+    the previous crawl's, to the bit; the pages whose rows are written), (None, None) when
+    the models were built (every row is written)."""
     if updated is None:
-        return None
-    kept = [u for u in models.tfidf.urls if u not in updated.changed]
-    return CopiedRows(updated.previous, kept, "url")
+        return None, None
+    urls = models.tfidf.urls
+    kept = [u for u in urls if u not in updated.changed]
+    return CopiedRows(updated.previous, kept, "url"), [u for u in urls if u in updated.changed]
 
 
 def _models(
