@@ -7,6 +7,12 @@ pipeline goes on. Python's C-level handler also writes each signal's number to t
 descriptor, whichever Python handler is installed: a thread reading it remembers every stop
 request, and the pipeline checks :func:`raise_if_requested` between its steps and before it
 publishes a crawl.
+
+When Dagster gives the handlers back it sets SIGTERM's to SIGINT's. A process started with
+SIGINT ignored (a background job of a script, some schedulers) would then ignore SIGTERM too,
+with no byte on the wakeup fd: ``kill PID`` did nothing after the first step. Such a process
+gets a Python handler for SIGINT that still ignores SIGINT but stops on SIGTERM, so SIGTERM
+stays handled (and remembered) whichever of the two handlers Dagster leaves it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from types import FrameType
 
 STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 _requested = threading.Event()
+_stops: set[int] = set(STOP_SIGNALS)  # the signals that stop this process (SIGINT ignored: not)
 
 
 def watch() -> Callable[[], None]:
@@ -30,14 +37,20 @@ def watch() -> Callable[[], None]:
     reader, writer = socket.socketpair()
     writer.setblocking(False)
     previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int == signal.SIG_IGN:
+        _stops.discard(signal.SIGINT)
+        signal.signal(signal.SIGINT, _interrupt)  # still ignores SIGINT (see the module's text)
     previous_term = signal.signal(signal.SIGTERM, _interrupt)
     threading.Thread(target=_read, args=(reader,), name="linkpipe-stop", daemon=True).start()
 
     def undo() -> None:
         signal.set_wakeup_fd(previous_fd)
-        if previous_term is not None:
-            signal.signal(signal.SIGTERM, previous_term)
+        for sig, handler in ((signal.SIGTERM, previous_term), (signal.SIGINT, previous_int)):
+            if handler is not None:
+                signal.signal(sig, handler)
         writer.close()  # the reading thread sees the end and closes its side
+        _stops.update(STOP_SIGNALS)
         _requested.clear()
 
     return undo
@@ -55,13 +68,15 @@ def raise_if_requested() -> None:
 
 
 def _read(reader: socket.socket) -> None:
-    """Remember a stop request for each SIGINT or SIGTERM number written to the wakeup fd."""
+    """Remember a stop request for each stopping signal's number written to the wakeup fd."""
     with reader:
         while data := reader.recv(64):
-            if STOP_SIGNALS.intersection(data):
+            if _stops.intersection(data):
                 _requested.set()
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM handler: stop as Ctrl-C does."""
-    raise KeyboardInterrupt
+    """Handler of SIGTERM (and of SIGINT when the process was started ignoring it): stop as
+    Ctrl-C does, unless the signal is one this process ignores."""
+    if signum in _stops:
+        raise KeyboardInterrupt

@@ -29,7 +29,17 @@ STEPS = [
 RUN_TIMEOUT_S = 300
 
 
-def _start(db: Path, url: str, crawl_id: str, model: str) -> subprocess.Popen[str]:
+def _dispositions(ignored: tuple[int, ...]) -> None:
+    """In the child before it runs linkpipe: SIGINT and SIGTERM default, then ``ignored``
+    ignored, whatever this process's own are (an ignored signal stays ignored in a child)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN if sig in ignored else signal.SIG_DFL)
+
+
+def _start(
+    db: Path, url: str, crawl_id: str, model: str, ignored: tuple[int, ...] = ()
+) -> subprocess.Popen[str]:
+    """``linkpipe run`` in a new session, started with the signals ``ignored`` ignored."""
     argv = ["run", url, "--db", str(db), "--model", model, "--crawl-id", crawl_id]
     return subprocess.Popen(
         [sys.executable, "-m", "linkpipe.cli.main", *argv, "--max-pages", "25"],
@@ -38,6 +48,7 @@ def _start(db: Path, url: str, crawl_id: str, model: str) -> subprocess.Popen[st
         text=True,
         start_new_session=True,  # its workers share the session: we can tell when all ended
         env=os.environ | {"LINKPIPE_WORKERS": "2"},  # worker processes even for a small site
+        preexec_fn=lambda: _dispositions(ignored),
     )
 
 
@@ -146,12 +157,15 @@ def test_killed_and_stopped_runs_leave_a_database_the_next_run_completes(
 def test_a_run_stopped_at_any_step_stops_and_is_never_published(tmp_path, demo_site, fake_model):
     """SIGTERM a moment into each step: while Dagster sets a run up or records its events it
     handles the signal by setting a flag it then clears, so without linkpipe's own record of
-    the request such a run went on to publish its crawl (exit 0)."""
+    the request such a run went on to publish its crawl (exit 0). The runs start with SIGINT
+    and SIGTERM ignored, as a script's background jobs and some job runners start them:
+    Dagster gives SIGTERM SIGINT's handler when a step ends, and the runs from the second
+    step on ignored SIGTERM and published."""
     db = tmp_path / "site.duckdb"
     url = demo_site.base_url + "/"
     _complete_run(db, url, "base", fake_model)
     for i, step in enumerate(STEPS):
-        proc = _start(db, url, f"stopped{i}", fake_model)
+        proc = _start(db, url, f"stopped{i}", fake_model, (signal.SIGINT, signal.SIGTERM))
         seconds = _signal_at(proc, step, signal.SIGTERM, after_s=0.05)
         assert proc.returncode == 130 and seconds < 15, (step, proc.returncode, proc.stderr_tail)
         _wait_session_ends(proc.pid)

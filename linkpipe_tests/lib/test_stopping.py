@@ -11,6 +11,15 @@ import pytest
 from linkpipe.lib import stopping
 
 
+@pytest.fixture(autouse=True)
+def _sigint_handled():
+    """Python's own SIGINT handler for each test, whatever the test process was started with
+    (a process started ignoring SIGINT does not count it as a stop request)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def _wait_requested(within_s: float = 2.0) -> bool:
     deadline = time.monotonic() + within_s
     while not stopping.requested() and time.monotonic() < deadline:
@@ -52,6 +61,32 @@ def test_a_stop_swallowed_by_another_handler_is_still_remembered(sig):
     finally:
         signal.signal(sig, previous)
         undo()
+
+
+def test_a_process_started_ignoring_sigint_stops_on_sigterm_after_a_dagster_run():
+    """Dagster gives SIGTERM SIGINT's handler back when it ends a run: with SIGINT ignored
+    from the start (a script's background job), SIGTERM was then ignored and lost."""
+    from dagster._utils.interrupts import capture_interrupts
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        undo = stopping.watch()
+        try:
+            with capture_interrupts():  # what Dagster does around a run in this process
+                pass
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.3)
+            assert not stopping.requested()  # SIGINT is still ignored
+            with pytest.raises(KeyboardInterrupt):
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(1.0)
+            assert _wait_requested()
+        finally:
+            undo()
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        assert not stopping.requested()
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_other_signals_are_not_stop_requests():
