@@ -4,7 +4,10 @@ up to a given asset quickly (the Dagster runner is tested in linkpipe_tests/defs
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from linkpipe.lib.hashing import DEFAULT_SHARDS
 from linkpipe.lib.stages.ann_index import materialize_ann_index
@@ -53,3 +56,33 @@ def crawl_and_run(
     for shard in range(DEFAULT_SHARDS):
         materialize_candidate_pairs(db, crawl_id, shard, model)
     materialize_link_opportunities(db, crawl_id, model)
+
+
+def prefix_consistent(a: Sequence[Any], b: Sequence[Any], a_full: bool, b_full: bool) -> bool:
+    """Whether two placement lists of one pair agree: equal when both are every placement,
+    else the shorter is where the longer begins (a pair's placements are made lazily, as far
+    as a crawl's anchor ledger needs them: see lib/links/anchor_ledger.py)."""
+    if a_full and b_full:
+        return list(a) == list(b)
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return list(long[: len(short)]) == list(short) and not (
+        (a_full and len(a) < len(b)) or (b_full and len(b) < len(a))
+    )
+
+
+def placements_agree(a: Iterable[tuple], b: Iterable[tuple]) -> bool:
+    """Whether two sets of ``kept_placements`` rows (``SELECT * EXCLUDE (crawl_id)``: the key
+    first, ``anchors_complete`` last) hold the same keys with placements that agree
+    (:func:`prefix_consistent`)."""
+
+    def lists(rows: Iterable[tuple]) -> dict[str, tuple[list[Any], bool]]:
+        out = {}
+        for row in rows:
+            best = [tuple(row[1:9])] if row[1] is not None else []
+            out[row[0]] = (best + json.loads(row[9] or "[]"), row[10] is not False)
+        return out
+
+    left, right = lists(a), lists(b)
+    return left.keys() == right.keys() and all(
+        prefix_consistent(left[k][0], right[k][0], left[k][1], right[k][1]) for k in left
+    )

@@ -1,8 +1,12 @@
--- Stored full placements of kept pairs by anchor key, from any kept crawl (a key determines
--- its placements: lib/links/anchor_reuse.py), one row a key.
+-- Stored placements of kept pairs by anchor key, from any kept crawl (a key determines
+-- its placements: lib/links/anchor_reuse.py), one row a key: every placement of the key where
+-- a crawl stored them all (NULL: rows of code that always did), else the first ones.
 -- Parameters: the anchor keys.
 SELECT anchor_key, anchor_text, anchor_start, anchor_end, sentence, sentence_start,
-       paragraph_idx, anchor_source, anchor_quality, anchor_alternatives
+       paragraph_idx, anchor_source, anchor_quality, anchor_alternatives,
+       coalesce(anchors_complete, TRUE) AS anchors_complete
 FROM kept_placements
 WHERE anchor_key IN (SELECT unnest(?::VARCHAR[]))
-QUALIFY row_number() OVER (PARTITION BY anchor_key ORDER BY crawl_id) = 1;
+QUALIFY row_number() OVER (
+    PARTITION BY anchor_key ORDER BY coalesce(anchors_complete, TRUE) DESC, crawl_id
+) = 1;

@@ -319,8 +319,10 @@ CREATE TABLE IF NOT EXISTS kept_placements (
     sentence VARCHAR,
     sentence_start INTEGER,
     paragraph_idx INTEGER,
-    anchor_alternatives JSON
+    anchor_alternatives JSON,
+    anchors_complete BOOLEAN  -- false: the first placements only (lib/links/anchor_ledger.py)
 );
+ALTER TABLE kept_placements ADD COLUMN IF NOT EXISTS anchors_complete BOOLEAN;
 
 -- The digest of everything a crawl's link_opportunities, cannibalisation_pairs and
 -- scoring_weights were computed from (every shard's candidate_inputs digest, page facts,

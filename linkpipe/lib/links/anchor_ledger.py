@@ -6,7 +6,13 @@ each takes its first placement that is free; a pair whose every placement is tak
 earlier pair of the page that holds what it needs to move to another of its own placements.
 Before, the pairs of a source were placed one at a time in the site's score order and never
 moved: a pair with one placement lost it to a better pair that had others (see
-docs/benchmarks.md for what that cost)."""
+docs/benchmarks.md for what that cost).
+
+A pair's placements may be a :class:`Prefix`: the first of its placements, placed lazily
+(most pairs take their first free placement, and each further one costs the parse of more
+sentences). A pair whose prefix the ledger looks past is listed in :attr:`AnchorLedger.short`;
+the caller then undoes the batch (:meth:`AnchorLedger.rollback`), places those pairs fully
+and runs the batch again, so the anchors are those of full lists."""
 
 from __future__ import annotations
 
@@ -16,6 +22,18 @@ from collections.abc import Sequence
 from linkpipe.lib.links.anchors import WINDOW_KINDS, AnchorChoice
 
 Placements = Sequence[AnchorChoice]
+
+
+class Prefix(tuple[AnchorChoice, ...]):
+    """The first placements of a pair, best first, when it has more beyond them (a plain
+    tuple: every placement it has)."""
+
+    __slots__ = ()
+
+
+def complete(choices: Placements) -> bool:
+    """Whether ``choices`` are every placement of their pair (not a :class:`Prefix`)."""
+    return not isinstance(choices, Prefix)
 
 
 def clash(a: AnchorChoice, b: AnchorChoice) -> bool:
@@ -41,6 +59,20 @@ class AnchorLedger:
         self.anchor_uses: dict[tuple[str, str], int] = defaultdict(int)
         # source -> spans of the anchors placed in its main text
         self.used_spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        # (source, target) of the pairs whose Prefix was looked past since the last commit
+        self.short: list[tuple[str, str]] = []
+        self._journal: list[tuple[str, str, int]] = []  # anchor_uses changes since the commit
+
+    def commit(self) -> None:
+        """Keep every placement made since the last commit (or rollback)."""
+        self._journal.clear()
+        self.short.clear()
+
+    def rollback(self) -> None:
+        """Undo every placement made since the last commit: the sources are placed again."""
+        for target, key, delta in reversed(self._journal):
+            self.anchor_uses[(target, key)] -= delta
+        self.commit()
 
     def pick(self, source: str, target: str, choices: Placements) -> AnchorChoice | None:
         """The first of ``choices`` not used for another target on the source, not a window
@@ -49,6 +81,8 @@ class AnchorLedger:
         choice = next((c for c in choices if self._free(source, target, c)), None)
         if choice is not None:
             self._take(source, target, choice)
+        elif not complete(choices):
+            self.short.append((source, target))
         return choice
 
     def place_source(
@@ -97,6 +131,8 @@ class AnchorLedger:
                 ),
                 None,
             )
+            if moved is None and not complete(pairs[n][1]):
+                self.short.append((source, other))
             if moved is not None and self._free(source, target, choice):
                 self._take(source, other, moved)
                 placed[n] = moved
@@ -123,6 +159,7 @@ class AnchorLedger:
         key = choice.anchor_text.lower()
         self.used_anchor[source][key] = target
         self.anchor_uses[(target, key)] += 1
+        self._journal.append((target, key, 1))
         self.used_spans[source].append((choice.start, choice.end))
 
     def _release(self, source: str, target: str, choice: AnchorChoice) -> None:
@@ -130,4 +167,5 @@ class AnchorLedger:
         key = choice.anchor_text.lower()
         del self.used_anchor[source][key]
         self.anchor_uses[(target, key)] -= 1
+        self._journal.append((target, key, -1))
         self.used_spans[source].remove((choice.start, choice.end))

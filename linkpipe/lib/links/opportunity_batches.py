@@ -10,14 +10,14 @@ a row object each cost about a third of scoring's time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from linkpipe.lib.links.anchor_ledger import AnchorLedger
+from linkpipe.lib.links.anchor_ledger import AnchorLedger, complete
 from linkpipe.lib.links.anchors import AnchorChoice
 from linkpipe.lib.links.pair_table import PairTable
 from linkpipe.lib.links.rows import (
@@ -35,9 +35,21 @@ from linkpipe.lib.links.scoring_config import PageFacts, ScoringConfig
 OPPORTUNITY_BATCH = 20_000
 # Batches of kept pairs: (position of the first, the pairs of whole sources, in order).
 Batches = Iterator[tuple[int, list[CandidatePair]]]
-# Places the windows of the batches' pairs (the same batches, in order) before the ledger picks
-# their anchors: the candidate step placed their names only (see links/placement.py).
-Placer = Callable[[Batches], Batches]
+
+
+class Placer(Protocol):
+    """Places the windows of the batches' pairs (the same batches, in order) before the ledger
+    picks their anchors: the candidate step placed their names only (see links/placement.py).
+    A pair may get the first of its placements only (a
+    :class:`~linkpipe.lib.links.anchor_ledger.Prefix`); :meth:`place_fully` places every one."""
+
+    def __call__(self, batches: Batches) -> Batches: ...
+
+    def place_fully(
+        self, pairs: list[CandidatePair], short: set[tuple[str, str]]
+    ) -> list[CandidatePair]:
+        """``pairs``, those of the (source, target) in ``short`` with every placement."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -73,8 +85,8 @@ def opportunity_batches(
     index, ranks = selection.kept[order], selection.ranks[order]
     sources = selection.site.table.source[index]
     batches = whole_sources(selection.site.table.pairs(index, size), sources)
-    for start, pairs in placer(batches) if placer is not None else batches:
-        anchors = _place(ledger, pairs)
+    for start, placed in placer(batches) if placer is not None else batches:
+        pairs, anchors = _settle(ledger, placed, placer)
         batch = slice(start, start + len(pairs))
         scores = [selection.scores[i] for i in order[batch].tolist()]
         kept = KeptBatch(index[batch], ranks[batch].tolist(), scores, pairs, anchors)
@@ -114,6 +126,26 @@ def whole_sources(rows: Iterator[list[CandidatePair]], sources: NDArray[np.int32
             start, held = start + cut, held[cut:]
     if held:
         yield start, held
+
+
+def _settle(
+    ledger: AnchorLedger, pairs: list[CandidatePair], placer: Placer | None
+) -> tuple[list[CandidatePair], list[AnchorChoice | None]]:
+    """The batch's pairs and the anchor the ledger picks for each: when it looks past a pair's
+    prefix of placements, the batch is undone, those pairs placed fully and the batch placed
+    again (each round completes at least one pair: the anchors are those of full lists)."""
+    while True:
+        anchors = _place(ledger, pairs)
+        if not ledger.short:
+            ledger.commit()
+            return pairs, anchors
+        short = set(ledger.short)
+        ledger.rollback()
+        if placer is None:  # only a placer makes prefixes
+            raise RuntimeError(f"placements cut short without a placer: {sorted(short)[:3]}")
+        pairs = placer.place_fully(pairs, short)
+        if any(not complete(p.anchors) for p in pairs if (p.source_url, p.target_url) in short):
+            raise RuntimeError("the placer left a pair's placements cut short")
 
 
 def _place(ledger: AnchorLedger, pairs: list[CandidatePair]) -> list[AnchorChoice | None]:

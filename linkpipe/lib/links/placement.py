@@ -10,7 +10,9 @@ Two depths, one code path:
   vectors (see :mod:`semantic_anchors`), lexical without (see :func:`lexical_anchors.place_anchor`).
   The semantic windows are most of a placement's cost (the source's word vectors, its
   windows' vectors and the parse of the sentences judged), so they are found only for the
-  pairs scoring keeps (:func:`place_kept`): about a fifth of the candidates.
+  pairs scoring keeps (:func:`place_kept`): about a fifth of the candidates; and only as
+  many as the anchor ledger looks at (a pair's first placement is free for ~60 % of kept
+  pairs; each further one parses more sentences), the rest when the site's ledger asks.
 
 A long source (see :mod:`long_sources`) is placed in parts, its words encoded part by part.
 """
@@ -22,6 +24,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from linkpipe.lib.links.anchor_ledger import AnchorLedger, Prefix, complete
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText, place_names
 from linkpipe.lib.links.lexical_anchors import place_anchor
@@ -29,11 +32,12 @@ from linkpipe.lib.links.long_sources import is_long, iter_parts, merge_choices
 from linkpipe.lib.links.parse_rounds import place_in_rounds
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.semantic_anchors import (
+    MIN_QUALITY,
     EncodeFn,
     TokenVectors,
     WindowVectors,
     encode_sources,
-    place_anchor_semantic,
+    semantic_placements,
     term_hits,
     window_vectors,
 )
@@ -47,7 +51,7 @@ PLACE_GROUP_WORDS = 10_000
 # one's text already links another target of the page (windows are placed for kept pairs only,
 # so a longer list costs little).
 KEPT_CHOICES = 5
-PlaceJob = tuple[SourceText, "Callable[[], list[AnchorChoice]]"]
+PlaceJob = tuple[SourceText, "Callable[[], Choices]"]
 Choices = tuple[AnchorChoice, ...]
 
 
@@ -86,16 +90,19 @@ def place_plans(
     word_vectors: TokenVectors | None,
     encode: EncodeFn | None,
     names_only: bool = False,
+    lazy: bool = False,
 ) -> None:
     """Fill in every plan's missing placements: names only (``names_only``), or names and
     windows (semantic with ``word_vectors``, which need not hold a long source: its parts are
-    encoded with ``encode``; lexical without). A plan without source text gets none."""
+    encoded with ``encode``; lexical without). A plan without source text gets none.
+    ``lazy``: a short source's semantic placements as far as its own pairs need (see
+    :func:`_place_group`)."""
     for plan in plans:
         if plan.src is not None and is_long(plan.src):
             plan.known = list(_long_source_choices(site, plan, encode, names_only))
     waiting = [p for p in plans if p.src is not None and any(c is None for c in p.known)]
     for group in _place_groups(waiting):
-        _place_group(site, group, word_vectors, names_only)
+        _place_group(site, group, word_vectors, names_only, lazy)
     for plan in plans:
         plan.known = [() if c is None else c for c in plan.known]
 
@@ -106,11 +113,14 @@ def place_kept(
     texts: Mapping[str, SourceText],
     encode: EncodeFn | None,
     reuse: AnchorReuse | None = None,
+    lazy: bool = True,
 ) -> list[CandidatePair]:
     """The kept ``pairs`` (a source's pairs consecutive) with their full placements: names and
     semantic windows with ``encode`` (lexical windows without), those ``reuse`` knows by the
     pair's anchor key taken from it. ``texts``: the sources' texts (a source without one keeps
-    no anchor)."""
+    no anchor). ``lazy``: a pair's semantic placements only as far as the anchor ledger
+    placing its source alone looks (a :class:`Prefix` when more may follow: the ledger of the
+    site asks for the rest, see :mod:`~linkpipe.lib.links.anchor_ledger`)."""
     plans: list[Plan] = []
     for pair in pairs:
         if not plans or plans[-1].source != pair.source_url:
@@ -125,10 +135,11 @@ def place_kept(
         if p.src is not None and not is_long(p.src) and any(c is None for c in p.known)
     }
     vectors = encode_sources(new, encode) if encode is not None and new else None
-    place_plans(site, plans, vectors, encode)
+    place_plans(site, plans, vectors, encode, lazy=lazy)
     placed = (choices for plan in plans for choices in plan.known)
     return [
-        replace(pair, anchors=choices or ()) for pair, choices in zip(pairs, placed, strict=True)
+        replace(pair, anchors=choices if choices is not None else ())
+        for pair, choices in zip(pairs, placed, strict=True)
     ]
 
 
@@ -139,19 +150,21 @@ def _place(
     vecs: WindowVectors | None,
     names_only: bool,
     hits: np.ndarray | None = None,
-) -> list[AnchorChoice]:
+    limit: int = KEPT_CHOICES,
+) -> Choices:
     """Anchor choices for one target in the source, best first: its names only
     (``names_only``), or names and windows, semantic with ``vecs`` (``hits``: this target's
-    terms in each window, counted for many targets at once)."""
+    terms in each window, counted for many targets at once; ``limit``: the first ``limit``
+    of :data:`KEPT_CHOICES`, a :class:`Prefix` when more may follow)."""
     profile = site.profile(target)
     if names_only:
-        return place_names(src, profile)
+        return tuple(place_names(src, profile))
     if vecs is None:
-        return place_anchor(src, profile, ubiquitous=site.ubiquitous)
+        return tuple(place_anchor(src, profile, ubiquitous=site.ubiquitous))
     target_vec = site.vectors[site.row_of[target]]
-    return place_anchor_semantic(
-        src, vecs, profile, target_vec, limit=KEPT_CHOICES, ubiquitous=site.ubiquitous, hits=hits
-    )
+    args = (MIN_QUALITY, limit, None, site.ubiquitous, hits)
+    choices, more = semantic_placements(src, vecs, profile, target_vec, *args)
+    return Prefix(choices) if more and limit < KEPT_CHOICES else tuple(choices)
 
 
 def _place_groups(plans: list[Plan]) -> list[list[Plan]]:
@@ -170,19 +183,56 @@ def _place_groups(plans: list[Plan]) -> list[list[Plan]]:
 
 
 def _place_group(
-    site: SiteContext, group: list[Plan], word_vectors: TokenVectors | None, names_only: bool
+    site: SiteContext,
+    group: list[Plan],
+    word_vectors: TokenVectors | None,
+    names_only: bool,
+    lazy: bool = False,
 ) -> None:
     """Fill in the missing placements of a few sources, made together (see
-    :func:`place_in_rounds`)."""
-    jobs: dict[tuple[int, int], PlaceJob] = {}
-    for n, plan in enumerate(group):
+    :func:`place_in_rounds`). ``lazy``: a pair's windows are placed one at a time, as far as
+    an anchor ledger placing the source alone looks (a :class:`Prefix` each; see
+    :mod:`~linkpipe.lib.links.anchor_ledger`), not :data:`KEPT_CHOICES` of them."""
+    vecs: list[WindowVectors | None] = []
+    for plan in group:
         assert plan.src is not None
         token_vecs = word_vectors.of(plan.source) if word_vectors and not names_only else None
-        vecs = window_vectors(plan.src, token_vecs) if token_vecs is not None else None
-        jobs |= _placement_jobs(site, plan.src, plan.targets, vecs, plan.known, n, names_only)
-    placed = place_in_rounds(jobs)
+        vecs.append(window_vectors(plan.src, token_vecs) if token_vecs is not None else None)
+    first = 1 if lazy else KEPT_CHOICES
+    limits: dict[tuple[int, int], int] = {}
+    while True:
+        jobs: dict[tuple[int, int], PlaceJob] = {}
+        for n, plan in enumerate(group):
+            assert plan.src is not None
+            columns = {i: limits.get((n, i), first) for i in range(len(plan.known))}
+            jobs |= _placement_jobs(
+                site, plan.src, plan.targets, vecs[n], plan.known, n, names_only, columns
+            )
+        if not jobs:
+            return
+        for (n, i), choices in place_in_rounds(jobs).items():
+            group[n].known[i] = choices
+        for n, i in _looked_past(group) if lazy else []:
+            placed = len(group[n].known[i] or ())  # fewer than its limit when some fell short
+            limits[(n, i)] = max(limits.get((n, i), first), placed) + 1
+            group[n].known[i] = None
+
+
+def _looked_past(group: list[Plan]) -> list[tuple[int, int]]:
+    """(plan, target column) of the pairs whose :class:`Prefix` an anchor ledger placing each
+    source of ``group`` alone looks past (their next placement is needed)."""
+    out = []
     for n, plan in enumerate(group):
-        plan.known = [tuple(placed[(n, i)]) if c is None else c for i, c in enumerate(plan.known)]
+        if all(c is None or complete(c) for c in plan.known):
+            continue
+        ledger = AnchorLedger(KEPT_CHOICES)  # one source: no target's phrase used twice
+        choices = [
+            (t, () if c is None else c) for t, c in zip(plan.targets, plan.known, strict=True)
+        ]
+        ledger.place_source(plan.source, choices)
+        column = {t: i for i, t in enumerate(plan.targets)}
+        out += [(n, column[target]) for _, target in ledger.short]
+    return list(dict.fromkeys(out))  # a pair may be looked past more than once
 
 
 def _placement_jobs(
@@ -193,9 +243,11 @@ def _placement_jobs(
     known: Sequence[Choices | None],
     tag: int,
     names_only: bool,
+    limits: Mapping[int, int] | None = None,
 ) -> dict[tuple[int, int], PlaceJob]:
     """A job per target of ``src`` whose placements are not ``known``, keyed (``tag``,
-    target's column). Each target's window cosines are a product of their own (in
+    target's column), placing at most ``limits[column]`` windows (default
+    :data:`KEPT_CHOICES`). Each target's window cosines are a product of their own (in
     :func:`semantic_windows`): a product's last bits depend on its shape, and a pair's
     placements must not depend on which other pairs of the source are placed with it (the
     kept pairs of a source change from crawl to crawl; stored placements are reused by key)."""
@@ -204,9 +256,10 @@ def _placement_jobs(
     if vecs is not None and vecs.windows and todo:
         hits = term_hits(src, [site.profile(targets[i]) for i in todo], vecs)
 
-    def job(i: int, column: int) -> Callable[[], list[AnchorChoice]]:
+    def job(i: int, column: int) -> Callable[[], Choices]:
         counts = hits[:, column] if hits is not None else None
-        return lambda: _place(site, src, targets[i], vecs, names_only, counts)
+        limit = limits.get(i, KEPT_CHOICES) if limits is not None else KEPT_CHOICES
+        return lambda: _place(site, src, targets[i], vecs, names_only, counts, limit)
 
     return {(tag, i): (src, job(i, column)) for column, i in enumerate(todo)}
 
@@ -218,7 +271,7 @@ def _long_source_choices(
     the known ones kept, the others found (windows semantic with ``encode``)."""
     assert plan.src is not None
     missing = [i for i, choice in enumerate(plan.known) if choice is None]
-    found: dict[int, list[tuple[int, list[AnchorChoice]]]] = {i: [] for i in missing}
+    found: dict[int, list[tuple[int, Choices]]] = {i: [] for i in missing}
     for offset, part in iter_parts(plan.src) if missing else []:
         vecs = None
         if encode is not None and not names_only:

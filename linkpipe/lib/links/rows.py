@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from linkpipe.lib.links.anchor_ledger import Prefix
 from linkpipe.lib.links.anchors import AnchorChoice
 
 ColumnValue = str | int | float | bool | None
@@ -146,9 +147,11 @@ class StoredPlacements(Mapping[str, tuple[AnchorChoice, ...]]):
     """Stored placements by anchor key, each decoded when it is first asked for (most of a
     shard's are never asked for when its sources' rows are copied). ``rows``: tuples of
     ``select_shard_placements.sql`` (the key, the ``anchor_*`` columns in
-    :data:`_BEST_COLUMNS` order, ``anchor_alternatives``: :data:`COLUMNS`)."""
+    :data:`_BEST_COLUMNS` order, ``anchor_alternatives``, ``anchors_complete``:
+    :data:`COLUMNS`); placements stored incomplete are a
+    :class:`~linkpipe.lib.links.anchor_ledger.Prefix`."""
 
-    COLUMNS = ("anchor_key", *_BEST_COLUMNS, "anchor_alternatives")
+    COLUMNS = ("anchor_key", *_BEST_COLUMNS, "anchor_alternatives", "anchors_complete")
 
     def __init__(self, rows: Iterable[Sequence[Any]]) -> None:
         self._rows = {str(r[0]): r for r in rows}
@@ -161,7 +164,8 @@ class StoredPlacements(Mapping[str, tuple[AnchorChoice, ...]]):
 
     def __getitem__(self, key: str) -> tuple[AnchorChoice, ...]:
         row = self._rows[key]
-        return _anchors(row[1 : 1 + len(_BEST_COLUMNS)], row[1 + len(_BEST_COLUMNS)])
+        anchors = _anchors(row[1 : 1 + len(_BEST_COLUMNS)], row[1 + len(_BEST_COLUMNS)])
+        return anchors if row[-1] is not False else Prefix(anchors)
 
     def __contains__(self, key: object) -> bool:
         return key in self._rows

@@ -373,12 +373,15 @@ def semantic_windows(
     return out
 
 
+MIN_QUALITY = 0.25  # the least quality of a window placed as an anchor
+
+
 def place_anchor_semantic(
     src: SourceText,
     vecs: WindowVectors,
     target: TargetProfile,
     target_vec: np.ndarray,
-    min_quality: float = 0.25,
+    min_quality: float = MIN_QUALITY,
     limit: int = 3,
     sims: np.ndarray | None = None,
     ubiquitous: frozenset[str] = frozenset(),
@@ -386,11 +389,30 @@ def place_anchor_semantic(
 ) -> list[AnchorChoice]:
     """Exact mentions first, then semantic windows (never of only ``ubiquitous`` stems, nor
     the text of a mention or of a better window, nor overlapping a mention); best first,
-    non-overlapping. ``sims``, ``hits``: see :func:`semantic_windows`."""
+    non-overlapping, at most ``limit`` (the first ``limit`` of a larger limit's).
+    ``sims``, ``hits``: see :func:`semantic_windows`."""
+    args = (min_quality, limit, sims, ubiquitous, hits)
+    return semantic_placements(src, vecs, target, target_vec, *args)[0]
+
+
+def semantic_placements(
+    src: SourceText,
+    vecs: WindowVectors,
+    target: TargetProfile,
+    target_vec: np.ndarray,
+    min_quality: float,
+    limit: int,
+    sims: np.ndarray | None,
+    ubiquitous: frozenset[str],
+    hits: np.ndarray | None,
+) -> tuple[list[AnchorChoice], bool]:
+    """:func:`place_anchor_semantic`'s placements, and whether a larger ``limit`` could give
+    more (the windows' search stopped at the limit, or the limit cut the list)."""
     exact = sorted_names(src, target)
     semantic = semantic_windows(
         src, vecs, target, target_vec, limit=limit, sims=sims, ubiquitous=ubiquitous,
         min_quality=min_quality, hits=hits, taken=exact,
     )  # fmt: skip
     windows = [w for w in semantic if w.quality >= min_quality]
-    return non_overlapping(exact + windows, limit)
+    every = non_overlapping(exact + windows)
+    return every[:limit], len(semantic) >= limit or len(every) > limit

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -22,6 +22,7 @@ import numpy as np
 import polars as pl
 
 from linkpipe.lib import model_cpu
+from linkpipe.lib.links.anchor_ledger import complete
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import AnchorChoice
 from linkpipe.lib.links.opportunity_batches import Batches
@@ -54,6 +55,7 @@ PLACEMENT_COLUMNS = (
     "sentence_start",
     "paragraph_idx",
     "anchor_alternatives",
+    "anchors_complete",
 )
 
 
@@ -81,10 +83,11 @@ class Placing:
     model: str
     site_inputs: str  # the digest of the crawl's site context (see candidate_pairs.shard_inputs)
 
-    def place(self, job: Job) -> Done:
-        """A job's pairs with their full placements: the stored ones of their keys taken, the
+    def place(self, job: Job, lazy: bool = True) -> Done:
+        """A job's pairs with their placements: the stored ones of their keys taken, the
         others placed (the sources' texts, stored parses and word vectors read here; the new
-        parses and word vectors stored)."""
+        parses and word vectors stored); ``lazy``: as far as each source's own pairs need
+        (see :func:`~linkpipe.lib.links.placement.place_kept`), else every one."""
         pairs, known = job
         before = model_cpu.spent()
         reuse = AnchorReuse(self.model, True, known)
@@ -97,7 +100,7 @@ class Placing:
         parses.load(texts.values())
         encode = anchor_encoder(self.db_path, self.model, "anchors of kept pairs")
         site = site_context(self.db_path, self.crawl_id, self.site_inputs)
-        out = place_kept(site, pairs, texts, encode, reuse)
+        out = place_kept(site, pairs, texts, encode, reuse, lazy=lazy)
         parses.store(texts.values())
         for src in texts.values():
             src.release()
@@ -135,7 +138,9 @@ class KeptAnchors:
     sink: Callable[[pl.DataFrame], None] | None = None
     placed: int = 0  # pairs placed
     reused: int = 0  # pairs whose stored placements were taken
+    completed: int = 0  # pairs placed fully after the ledger looked past their first ones
     _held: dict[str, Choices] = field(default_factory=dict)
+    _completed: set[str] = field(default_factory=set)  # keys placed fully after a prefix
 
     def __call__(self, batches: Batches) -> Batches:
         """The batches (whole sources, in order) with their pairs' full placements."""
@@ -159,6 +164,32 @@ class KeptAnchors:
             while waiting and not waiting[0].jobs:
                 done = waiting.popleft()
                 yield done.start, self._done(done)
+
+    def place_fully(
+        self, pairs: list[CandidatePair], short: set[tuple[str, str]]
+    ) -> list[CandidatePair]:
+        """``pairs``, those of the (source, target) in ``short`` with every placement, placed
+        here (the site's anchor ledger looked past their first ones: ~1-2 % of kept pairs)."""
+        todo = [p for p in pairs if (p.source_url, p.target_url) in short]
+        with limited_threads(threads_per_worker(self.workers)):
+            done, _, _ = self.placing.place((todo, {}), lazy=False)
+        self.completed += len(done)
+        self._completed.update(p.anchor_key for p in done if p.anchor_key)
+        if self.remember:
+            self._held.update((p.anchor_key, p.anchors) for p in done if p.anchor_key)
+        if self.sink is not None:  # the prefix's row given earlier is left out by final_rows
+            self.sink(placement_frame(done))
+        by_pair = {(p.source_url, p.target_url): p for p in done}
+        return [by_pair.get((p.source_url, p.target_url), p) for p in pairs]
+
+    def final_rows(self, frames: Iterable[pl.DataFrame]) -> Iterator[pl.DataFrame]:
+        """The frames given to ``sink``, read once every batch is placed, without the prefix
+        rows of the keys :meth:`place_fully` placed again: one row a key."""
+        completed = sorted(self._completed)
+        full = pl.col("anchors_complete").fill_null(True)
+        prefix = pl.col("anchor_key").is_in(completed) & ~full
+        for frame in frames:
+            yield frame.filter(~prefix) if completed else frame
 
     def _run(self, jobs: Iterator[Job]) -> Iterator[Done]:
         """Each job done in order: here, then in workers once enough sources were placed."""
@@ -250,9 +281,13 @@ def _to_place(pairs: list[CandidatePair], known: Mapping[str, Choices]) -> list[
 
 def _taken(pairs: list[CandidatePair], reuse: AnchorReuse) -> list[CandidatePair]:
     """The pairs with the placements ``reuse`` knows by their keys (all known)."""
-    return [replace(p, anchors=reuse.take(p.anchor_key or "") or ()) for p in pairs]
+    taken = ((p, reuse.take(p.anchor_key or "")) for p in pairs)
+    return [replace(p, anchors=() if choices is None else choices) for p, choices in taken]
 
 
 def placement_frame(pairs: Sequence[CandidatePair]) -> pl.DataFrame:
     """The ``kept_placements`` rows of the pairs with an anchor key."""
-    return rows_to_frame([p.record() for p in pairs if p.anchor_key], PLACEMENT_COLUMNS)
+    records = [
+        {**p.record(), "anchors_complete": complete(p.anchors)} for p in pairs if p.anchor_key
+    ]
+    return rows_to_frame(records, PLACEMENT_COLUMNS)

@@ -222,7 +222,7 @@ def _opportunities(
         made = OpportunityFrames.of(scores.batches(), SpilledFrames(folder, "opportunities"))
         tables: dict[str, PartitionRows] = {
             "link_opportunities": iter(made.frames),  # read back frame by frame
-            "kept_placements": iter(placements),
+            "kept_placements": placer.final_rows(placements),
             "cannibalisation_pairs": records(scores.cannibalisation),
             "scoring_weights": [scores.weights.record()],
             "opportunity_inputs": [{"digest": digest}] if digest else [],
@@ -237,6 +237,7 @@ def _opportunities(
             "in_sentence": made.in_sentence,
             "placements_made": placer.placed,
             "placements_reused": placer.reused,
+            "placements_completed": placer.completed,
             **model_cpu.since(before),  # the kept pairs' word vectors and parses
             "confidence_at_least_0_5": made.confident,
             "pages_with_business_value": sum(f.business_value > 0 for f in facts.values()),

@@ -1,7 +1,7 @@
 """The anchor ledger places a page's kept pairs together: a pair left without a placement gets
 one that an earlier pair of the page gives up for another of its own."""
 
-from linkpipe.lib.links.anchor_ledger import AnchorLedger, clash
+from linkpipe.lib.links.anchor_ledger import AnchorLedger, Prefix, clash, complete
 from linkpipe.lib.links.anchors import AnchorChoice
 
 TEXT = "Refresh old posts yearly. Archived posts and old posts need care. See the editing guide."
@@ -87,3 +87,31 @@ def test_a_pair_placed_on_a_name_of_its_target_never_moves():
     only = [window("old posts", 1)]
     placed = ledger.place_source("/s", [("/old-posts", best), ("/archive", only)])
     assert placed == [window("old posts", kind="title"), None]
+
+
+def test_a_prefix_looked_past_is_reported_and_the_batch_undone_then_full_lists_decide():
+    """Lazy placements: a pair's first placements only (a Prefix). Where the ledger needs
+    more (the pair's own pick, or an earlier pair asked to move) the pair is listed in
+    ``short``; rollback undoes the batch's uses, and with full lists the ledger decides as it
+    would have from the start."""
+    full_guide = [window("old posts"), window("Archived posts")]
+    full_archive = [window("old posts", 1), window("editing guide")]
+    pairs_full = [("/guide", full_guide), ("/archive", full_archive)]
+    eager = AnchorLedger(max_same_anchor_per_target=2).place_source("/s", pairs_full)
+
+    ledger = AnchorLedger(max_same_anchor_per_target=2)
+    lazy = [("/guide", Prefix(full_guide[:1])), ("/archive", Prefix(full_archive[:1]))]
+    ledger.place_source("/s", lazy)  # /archive's "old posts" is taken: both lists too short
+    assert set(ledger.short) == {("/s", "/archive"), ("/s", "/guide")}
+    assert ledger.anchor_uses[("/guide", "old posts")] == 1
+    ledger.rollback()
+    assert ledger.short == [] and ledger.anchor_uses[("/guide", "old posts")] == 0
+    assert eager == [full_guide[0], full_archive[1]]  # /archive's own second placement
+    assert ledger.place_source("/s", pairs_full) == eager and ledger.short == []
+    ledger.commit()
+    assert ledger.anchor_uses[("/guide", "old posts")] == 1
+    assert ledger.anchor_uses[("/archive", "editing guide")] == 1
+    # a prefix whose first placement is free needs nothing more
+    again = AnchorLedger(max_same_anchor_per_target=2)
+    assert again.place_source("/t", [("/guide", Prefix(full_guide[:1]))]) == [full_guide[0]]
+    assert again.short == [] and complete(full_guide) and not complete(Prefix(full_guide))

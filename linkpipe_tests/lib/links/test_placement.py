@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from linkpipe.lib.links.anchor_ledger import Prefix
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import candidate_rows
@@ -43,8 +44,11 @@ def test_the_candidate_step_places_names_only_and_kept_pairs_get_their_windows()
     for target, row in names.items():  # the same evidence and title match either way
         assert replace(row, anchors=()) == replace(full[target], anchors=())
         assert all(c.source_kind not in ("semantic", "phrase") for c in row.anchors)
-    kept = place_kept(site, [names["/t"]], {"/overview": src}, _encode)
+    kept = place_kept(site, [names["/t"]], {"/overview": src}, _encode, lazy=False)
     assert kept[0].anchors == full["/t"].anchors and kept[0].anchor_key == names["/t"].anchor_key
+    # lazily, as far as the anchor ledger placing the source alone looks: its free first one
+    (first,) = place_kept(site, [names["/t"]], {"/overview": src}, _encode)
+    assert isinstance(first.anchors, Prefix) and first.anchors == full["/t"].anchors[:1]
     # a target without a name in the source: no anchor before the selection, a window after
     plain, _ = _site(_source(), "Extending the wiki")
     (row,) = [r for r in _rows(plain, src, names_only=True) if r.target_url == "/t"]

@@ -17,7 +17,7 @@ from linkpipe.lib.stages.link_opportunities import materialize_link_opportunitie
 from linkpipe.lib.static_site import serve_site
 from linkpipe.lib.storage import fetch_frame
 from linkpipe.lib.text.mentions import Mention, MentionIndex
-from linkpipe_tests.graph import run_demo_crawls
+from linkpipe_tests.graph import placements_agree, run_demo_crawls
 
 DEMO_SITE = Path(__file__).resolve().parents[3] / "linkpipe" / "demo_site"
 EDIT = "<p>Editors revised this paragraph during the autumn archive audit. "
@@ -163,7 +163,9 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
     assert 0 < len(kept_shared) < len(placements) == len(suggestions)
     fresh = materialize_link_opportunities(db, "c2", fake_model, reuse=False)
     assert fresh.meta["placements_made"] == len(placements)
-    assert _opportunities(db, "c2") == suggestions and _kept_placements(db, "c2") == placements
+    assert _opportunities(db, "c2") == suggestions
+    # the same placements, as far as each was made (lazily: as the crawl's ledger needed)
+    assert placements_agree(_kept_placements(db, "c2").values(), placements.values())
 
 
 def test_an_unchanged_site_copies_every_shard_and_the_copy_equals_a_recomputation(

@@ -9,10 +9,11 @@ from itertools import groupby
 
 import polars as pl
 
+from linkpipe.lib.links.anchor_ledger import complete
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.stages.link_opportunities import kept_anchors, load_candidates
 from linkpipe.lib.storage import open_db
-from linkpipe_tests.graph import run_demo_crawls
+from linkpipe_tests.graph import placements_agree, prefix_consistent, run_demo_crawls
 
 
 def _batches(db, crawl_id: str) -> tuple[list[list[CandidatePair]], CandidatePair]:
@@ -51,14 +52,20 @@ def test_stored_sources_take_their_placements_and_a_new_pair_is_placed(tmp_path,
         assert [(p.source_url, p.target_url) for p in reused] == [
             (p.source_url, p.target_url) for p in batch
         ]
-        assert [p.anchors for p in reused] == [p.anchors for p in fresh]
+        assert all(  # the same placements, as far as each was made (see graph.py)
+            prefix_consistent(a.anchors, b.anchors, complete(a.anchors), complete(b.anchors))
+            for a, b in zip(reused, fresh, strict=True)
+        )
     placed = {(p.source_url, p.target_url): p for _, b in done[True] for p in b}
     assert placed[(new.source_url, new.target_url)].anchors  # placed in the job: names, windows
-    assert sum(len(p.anchors) for p in placed.values()) > 2 * pairs
+    # further placements where a page's pairs compete for their first ones (lazily: as far
+    # as the ledger placing the page looks)
+    assert sum(len(p.anchors) for p in placed.values()) > pairs
 
     def table(frames: list[pl.DataFrame]) -> list[tuple]:
         return sorted(pl.concat(frames, how="diagonal_relaxed").rows())
 
     # the stored rows written as they were read: the rows of encoding every placement again
-    assert len(rows[True]) > len(rows[False]) and table(rows[True]) == table(rows[False])
+    assert len(rows[True]) > len(rows[False])
+    assert placements_agree(table(rows[True]), table(rows[False]))
     assert len(table(rows[True])) == pairs
