@@ -5,6 +5,9 @@ code; ``--first-run`` empties the parse and embedding caches first, as a site's 
 
     python benchmarks/bench_kept_placement.py DB --crawl graph-full --copy-to /tmp/kept.duckdb
 
+``--forget-parses`` empties the parse cache only (word vectors stay cached): the parser's
+share of placement, with the sentences parsed (the cache's new rows) in the figures.
+
 ``--reuse`` measures a refresh's step instead: the crawl's own scored rows and placements are
 deleted from the copy, and its kept pairs take the placements other crawls stored for their
 keys (the step as it runs, with the copy's workers; the crawl's rows are computed anew).
@@ -41,6 +44,13 @@ def forget_scored_rows(db: Path, crawl_id: str) -> None:
         con.execute("CHECKPOINT")
 
 
+def _parses_stored(db: Path) -> int:
+    """Rows of the parse cache (with ``--forget-parses``: the sentences the step parsed)."""
+    with open_db(db) as con:
+        row = con.execute("SELECT count(*) FROM parse_cache").fetchone()
+    return int(row[0]) if row else 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("db", type=Path, help="a database holding the crawl's candidates")
@@ -50,10 +60,15 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="library threads (a worker's: 1)")
     parser.add_argument("--model", default=DEFAULT_MODEL)
     parser.add_argument("--reuse", action="store_true", help="take other crawls' placements")
+    parser.add_argument("--forget-parses", action="store_true", help="empty the parse cache")
     args = parser.parse_args()
     db = prepare(args.db, args.copy_to, args.first_run)
     if args.reuse:
         forget_scored_rows(db, args.crawl)
+    if args.forget_parses:
+        with open_db(db) as con:
+            con.execute("DELETE FROM parse_cache")
+            con.execute("CHECKPOINT")
     started = time.process_time()
     with limited_threads(args.threads):
         result = materialize_link_opportunities(db, args.crawl, args.model, reuse=args.reuse)
@@ -61,7 +76,9 @@ def main() -> None:
         "cpu_s": round(time.process_time() - started, 2),
         **{k: result.meta.get(k, 0) for k in ("embedder_cpu_s", "parser_cpu_s")},
         **{k: result.meta[k] for k in ("placements_made", "placements_reused")},
+        "placements_completed": result.meta.get("placements_completed", 0),
         "in_sentence": result.meta["in_sentence"],
+        "parses_stored": _parses_stored(db),
     }
     print(json.dumps(figures))
 
