@@ -44,6 +44,10 @@ SOURCES_AT_ONCE = 256
 # Sources placed in the stage's own process before the rest go to worker processes (a worker
 # loads the parser and the model: ~10 CPU-s of fixed cost, more than a refresh places).
 PARALLEL_FROM = 1_000
+# Library threads of placement in the stage's own process, even with the machine to itself:
+# its matrices are small, and a second BLAS thread only spins beside each parse (1k site,
+# one worker: 45.1 -> 29.2 CPU-s, the same rows; docs/benchmarks.md).
+IN_PROCESS_THREADS = 1
 PLACEMENT_COLUMNS = (
     "anchor_key",
     "anchor_text",
@@ -171,7 +175,7 @@ class KeptAnchors:
         """``pairs``, those of the (source, target) in ``short`` with every placement, placed
         here (the site's anchor ledger looked past their first ones: ~1-2 % of kept pairs)."""
         todo = [p for p in pairs if (p.source_url, p.target_url) in short]
-        with limited_threads(threads_per_worker(self.workers)):
+        with limited_threads(IN_PROCESS_THREADS):
             done, _, _ = self.placing.place((todo, {}), lazy=False)
         self.completed += len(done)
         self._completed.update(p.anchor_key for p in done if p.anchor_key)
@@ -195,8 +199,8 @@ class KeptAnchors:
         """Each job done in order: here, then in workers once enough sources were placed."""
         placing, threads = self.placing, threads_per_worker(self.workers)
         sources = 0
-        for job in jobs:  # a worker's share of the cores here too: more threads only spin
-            with limited_threads(threads):
+        for job in jobs:
+            with limited_threads(IN_PROCESS_THREADS):
                 done = placing.place(job)
             yield done
             sources += len({p.source_url for p in job[0] if p.anchor_key not in job[1]})

@@ -47,6 +47,7 @@ from linkpipe.lib.storage import (
     stored_config,
     write_partition,
 )
+from linkpipe.lib.threads import limited_threads
 from linkpipe.lib.value.signals import BusinessValue, load_business_values
 
 OPPORTUNITY_TABLES = (
@@ -215,8 +216,8 @@ def _opportunities(
                 return copied
     placer = kept_anchors(db_path, crawl_id, model, reuse)
     placer.workers = worker_count(DEFAULT_SHARDS)
-    scores = score_site(load_pair_table(db_path, crawl_id), facts, decisions, config, placer)
-    with spill_folder(db_path) as folder:
+    with spill_folder(db_path) as folder, limited_threads(1):  # small matrices: threads spin
+        scores = score_site(load_pair_table(db_path, crawl_id), facts, decisions, config, placer)
         placements = SpilledFrames(folder, "placements")
         placer.sink = placements.append
         made = OpportunityFrames.of(scores.batches(), SpilledFrames(folder, "opportunities"))
