@@ -37,6 +37,7 @@ _PLACING_MODULES = (
             "anchors.py",
             "lexical_anchors.py",
             "semantic_anchors.py",
+            "windows.py",
             "candidates.py",
             "placement.py",
             "site_context.py",

@@ -4,7 +4,7 @@ offsets into the main text, and no anchor is placed across one."""
 from linkpipe.lib.content.extraction import extract_main_content, split_sentences
 from linkpipe.lib.links.anchors import SourceText, TargetProfile, target_phrases
 from linkpipe.lib.links.lexical_anchors import place_anchor
-from linkpipe.lib.links.semantic_anchors import candidate_windows
+from linkpipe.lib.links.windows import candidate_windows
 
 # ikiwiki's plugin infobox (plugins/rename.html), then an ordinary paragraph whose source
 # lines are wrapped by plain newlines, which are no line breaks

@@ -3,18 +3,16 @@
 import numpy as np
 import pytest
 
-from linkpipe.lib.links.anchors import SourceText, TargetProfile
+from linkpipe.lib.links.anchors import PUNCT_RE, SourceText, TargetProfile
 from linkpipe.lib.links.semantic_anchors import (
-    PUNCT_RE,
     SENTENCE_WEIGHT,
-    candidate_windows,
-    edge_word,
     encode_sources,
     place_anchor_semantic,
     semantic_windows,
     term_hits,
     window_vectors,
 )
+from linkpipe.lib.links.windows import candidate_windows, edge_word
 from linkpipe_tests.lib.links.word_vectors import seeded_unit_vectors
 
 TEXT = (
