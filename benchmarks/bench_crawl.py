@@ -2,10 +2,12 @@
 
     python benchmarks/bench_crawl.py /usr/share/doc/openjdk-17-jre-headless/api --max-pages 12000
 
-Serves SITE_ROOT on 127.0.0.1, runs the crawl_export stage twice into a fresh DuckDB file (the
-second run is a recrawl that sends If-None-Match / If-Modified-Since from the first), and prints
-pages/s, wall time, bytes received, CPU and peak RSS of the crawler process for each, and the
-ratio of bytes transferred. Installs openjdk-17-doc when the default folder is missing.
+Serves SITE_ROOT on 127.0.0.1, runs the crawl_export stage into a fresh DuckDB file, then
+``--recrawls`` times again (each a recrawl that sends If-None-Match / If-Modified-Since from the
+one before), and prints pages/s, wall time, bytes received, the CPU of the crawler process and
+of the stage's own process (storing what the crawler found), peak RSS of the crawler, how much
+the database file grew, and the ratio of bytes transferred. Installs openjdk-17-doc when the
+default folder is missing.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ def main() -> None:
     parser.add_argument("site_root", nargs="?", default=str(OPENJDK))
     parser.add_argument("--max-pages", type=int, default=12_000)
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--recrawls", type=int, default=1, help="unchanged recrawls (default 1)")
     args = parser.parse_args()
     root = Path(args.site_root)
     if root == OPENJDK and not root.exists():
@@ -41,13 +44,17 @@ def main() -> None:
             "concurrency": args.concurrency,
             "total_time_s": 3000,
         }
-        for crawl_id in ("first", "recrawl"):
+        names = ["first", "recrawl", *(f"recrawl-{n}" for n in range(2, args.recrawls + 1))]
+        for crawl_id in names:
             register_crawl(db, crawl_id, site.base_url + "/", "crawler", "", config)
             start, children = time.perf_counter(), _children_cpu()
+            size, own = _size(db), time.process_time()
             result = materialize_crawl_export(db, crawl_id, 4)
-            wall = time.perf_counter() - start
+            wall, own = time.perf_counter() - start, time.process_time() - own
             stats = result.meta["crawl_stats"]
             results[crawl_id] = {
+                "stage_cpu_s": round(own, 2),
+                "db_growth_mib": round((_size(db) - size) / 2**20, 1),
                 "pages": stats["pages"],
                 "html_pages": stats.get("html_pages"),
                 "wall_s": round(wall, 1),
@@ -65,6 +72,12 @@ def main() -> None:
         again["bytes_received"] / max(1, first["bytes_received"]), 4
     )
     print(json.dumps(results, indent=2))
+
+
+def _size(db: Path) -> int:
+    """Bytes of the database file and its write-ahead log."""
+    wal = db.with_name(db.name + ".wal")
+    return sum(p.stat().st_size for p in (db, wal) if p.exists())
 
 
 def _children_cpu() -> float:

@@ -36,13 +36,16 @@ ALWAYS_AGAIN = frozenset({"crawls", "crawl_runs", "whatif_pages"})
 # caches of vectors and parses, the candidate step's digests of each source and the kept
 # pairs' placements by key (the bookkeeping of reuse), the FAISS index's bytes and each page's
 # TF-IDF row (the models' internals: the pipeline reads them, an analyst has no use for them,
-# and they were a sixth of a refresh's copy), not data to analyse; the schema marker (the new
-# copy has it)
+# and they were a sixth of a refresh's copy), the pages' HTML and the crawler's parses (the
+# crawl's input, as large as the rest of a crawl), not data to analyse; the schema marker (the
+# new copy has it)
 _NOT_PUBLISHED = frozenset(
     {
         "embedding_cache",
         "parse_cache",
         "crawl_parses",
+        "page_html",
+        "page_parses",
         "candidate_sources",
         "kept_placements",
         "ann_indexes",
@@ -66,7 +69,8 @@ def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
     Tables that belong to the site, not to a crawl (``link_decisions``, ``page_signals``,
     ``embedding_cache``), are never touched, but for ``parse_cache``: the parses of sentences
     that no kept crawl has (an edit leaves its old sentences' parses behind) and those of
-    another parser than the installed one are deleted.
+    another parser than the installed one are deleted, and pages' HTML and crawler parses
+    (``page_html``, ``page_parses``, kept by content) that no kept crawl has.
     """
     pruned = crawls_beyond(con, keep)
     if not pruned:
@@ -80,6 +84,8 @@ def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
             execute(con, "write/delete_crawl", [crawl_id])
         parser = current_parser_identity()
         execute(con, "write/delete_unused_parses", [parser, parser])
+        execute(con, "write/delete_unused_page_html")
+        execute(con, "write/delete_unused_page_parses")
     return pruned
 
 

@@ -280,11 +280,16 @@ def test_crawl_stats_are_stored_with_the_crawl(demo_db):
     assert stats["revalidated_first"] == 74  # answered to the client before the spider started
     kept = q(
         con,
-        """SELECT count(*), count(*) FILTER (b.html_z = a.html_z AND b.html_z IS NOT NULL)
+        """SELECT count(*), count(*) FILTER (b.content_hash = a.content_hash AND h.html_z NOT NULL)
            FROM crawl_pages b JOIN crawl_pages a ON a.url = b.url AND a.crawl_id = 'crawl-1'
-           WHERE b.crawl_id = 'crawl-2' AND b.not_modified""",
+           LEFT JOIN page_html h ON h.content_hash = b.content_hash
+           WHERE b.crawl_id = 'crawl-2' AND b.not_modified AND b.html_z IS NULL""",
     )
-    assert kept == [(74, 74)]  # every 304 stores the previous crawl's HTML as it was
+    assert kept == [(74, 74)]  # every 304 keeps the previous crawl's HTML, stored once
+    contents = q(
+        con, "SELECT count(DISTINCT content_hash) FROM crawl_pages WHERE content_hash <> ''"
+    )
+    assert q(con, "SELECT count(*) FROM page_html") == contents
     assert stats["status"] == {"0": 1, "200": 74, "301": 1}
     assert stats["errors"] == {"robots_disallowed": 1} and stats["skipped"]["robots"] == 1
 

@@ -29,7 +29,7 @@ CREATE TABLE IF NOT EXISTS crawl_pages (
     title VARCHAR,
     h1 VARCHAR,
     meta_description VARCHAR,
-    html_z BLOB,               -- zlib-compressed decoded HTML
+    html_z BLOB,               -- earlier code's crawls only: the HTML is in page_html
     content_hash VARCHAR,
     depth INTEGER,
     fetched_at VARCHAR,
@@ -58,9 +58,27 @@ CREATE TABLE IF NOT EXISTS crawl_links (
     internal BOOLEAN
 );
 
+-- Pages' HTML and the crawler's parses, kept once by content and shared by the crawls that
+-- have it (a page unchanged since the last crawl writes neither again); rows no kept crawl
+-- has are deleted with old crawls (lib/retention.py). Not published.
+-- HTML (zlib-compressed, decoded) by content_hash, the sha1 of the decoded HTML.
+CREATE TABLE IF NOT EXISTS page_html (
+    content_hash VARCHAR PRIMARY KEY,
+    html_z BLOB NOT NULL
+);
+
 -- The crawler's parse of each HTML page (lib/crawl/stored_parse.py: metadata, hrefs and the
--- links as found, zlib-compressed JSON with the key of the code and settings that made it): a
--- page that answers 304 on the next crawl takes it instead of being parsed again. Not published.
+-- links as found, zlib-compressed JSON with the key of the code and settings that made it), by
+-- URL and content: a page that answers 304 on the next crawl takes it instead of being parsed
+-- again.
+CREATE TABLE IF NOT EXISTS page_parses (
+    url VARCHAR NOT NULL,
+    content_hash VARCHAR NOT NULL,
+    parse_z BLOB NOT NULL,
+    PRIMARY KEY (url, content_hash)
+);
+
+-- Earlier code's crawls kept each page's parse here, a row a crawl; read, never written.
 CREATE TABLE IF NOT EXISTS crawl_parses (
     crawl_id VARCHAR NOT NULL,
     url VARCHAR NOT NULL,

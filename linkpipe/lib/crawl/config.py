@@ -29,6 +29,7 @@ class PreviousPage(TypedDict, total=False):
     html: str  # or, as stored, html_z
     html_z: bytes
     parse_z: bytes  # the crawler's stored parse (lib/crawl/stored_parse.py), if any
+    carry: bool  # kept in the previous crawl's own rows (earlier code): a 304 stores them anew
     html_at: list[int]  # in the previous crawl's file: [offset, bytes] of the HTML
     parse_at: list[int]  # and of the stored parse
     content_type: str
@@ -109,8 +110,8 @@ class CrawlResult:
                 yield PageRecord(**json.loads(line))
 
     def iter_parses(self) -> Iterator[dict[str, str]]:
-        """``{"url", "parse_z"?}`` of every HTML page the crawl parsed or took the previous
-        crawl's parse for (``parse_z`` base64, absent then)."""
+        """``{"url", "content_hash", "parse_z"?}`` of every HTML page the crawl parsed or took
+        the previous crawl's parse for (``parse_z`` base64, absent then)."""
         path = self.out_dir / PARSES_FILE
         if path.exists():
             with path.open(encoding="utf-8") as handle:

@@ -68,10 +68,10 @@ class CrawlOutput:
             self._links.write(text)
             self.counts["links"] += count
 
-    def parse(self, url: str, blob: bytes | None) -> None:
-        """Record the stored parse of the page at ``url``: ``blob``, or None when the page
-        took the previous crawl's (a 304)."""
-        row: dict[str, Any] = {"url": url}
+    def parse(self, url: str, content_hash: str, blob: bytes | None) -> None:
+        """Record the stored parse of the page at ``url`` (HTML of ``content_hash``): ``blob``,
+        or None when the page took the previous crawl's (a 304)."""
+        row: dict[str, Any] = {"url": url, "content_hash": content_hash}
         if blob is not None:
             row["parse_z"] = base64.b64encode(blob).decode("ascii")
         self._parses.write(_dumps(row))
@@ -88,7 +88,7 @@ class PreviousCrawl:
     The file :func:`write_previous` writes holds one small JSON line a page (no HTML), and the
     HTML of every page, compressed as ``html_z`` stores it, follows in a second file
     (``<name>.html``): building the index decodes no HTML (API reference pages run to hundreds
-    of kilobytes), and a 304's stored HTML is stored again as it is (:meth:`html_z`)."""
+    of kilobytes)."""
 
     def __init__(self, path: Path | None, normalize_kwargs: dict[str, Any]) -> None:
         self.path = path
@@ -136,15 +136,14 @@ class PreviousCrawl:
         at = page.get("parse_at")
         return self._blob(at) if at else b""
 
-    def html_z(self, url: str) -> bytes | None:
-        """The previous crawl's stored (compressed) HTML of ``url``."""
+    def carried(self, url: str) -> tuple[bytes | None, bytes | None]:
+        """(compressed HTML, stored parse) of ``url`` when the previous crawl kept them in its
+        own rows (earlier code: ``carry``), for a 304 to store by content; (None, None) when
+        they are stored by content already (or unknown)."""
         page = self._line(url)
-        return self._blob(page["html_at"]) if page is not None else None
-
-    def stored_parse(self, url: str) -> bytes | None:
-        """The previous crawl's stored parse of ``url`` (None when it has none)."""
-        page = self._line(url)
-        return (self.parse_z(cast(PreviousPage, page)) or None) if page is not None else None
+        if page is None or not page.get("carry"):
+            return None, None
+        return self._blob(page["html_at"]), self.parse_z(cast(PreviousPage, page)) or None
 
     def _line(self, url: str) -> dict[str, Any] | None:
         entry = self.index.get(url)

@@ -244,7 +244,7 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
         else:
             record.content_hash = content_hash
             self.tally["parses_reused"] += 1
-            self.output_.parse(record.url, None)
+            self.output_.parse(record.url, content_hash, None)
             requests = self._take(record, stored)
         record.html = ""  # stored again from the previous crawl's stored HTML, as it is
         return requests
@@ -286,7 +286,7 @@ class LinkSpider(SeedingMixin, ScopeMixin, scrapy.Spider):
             strip_params=self.norm["strip_params"],
         )
         stored = StoredParse.of(parsed, self._parse_key())
-        self.output_.parse(record.url, stored.encode())
+        self.output_.parse(record.url, content_hash, stored.encode())
         return self._take(record, stored)
 
     def _take(self, record: PageRecord, stored: StoredParse) -> list[scrapy.Request]:

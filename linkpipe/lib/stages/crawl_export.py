@@ -18,10 +18,11 @@ from linkpipe.lib import progress
 from linkpipe.lib.crawl import CrawlConfig, CrawlError, run_crawl
 from linkpipe.lib.crawl.config import PREVIOUS_FILE, PreviousPage
 from linkpipe.lib.crawl.output import PreviousCrawl, write_previous
-from linkpipe.lib.hashing import shard_of
+from linkpipe.lib.hashing import shard_of, text_hash
 from linkpipe.lib.html.stored import compress_html
 from linkpipe.lib.importers import FILE_IMPORTERS, read_url_list
 from linkpipe.lib.records import LinkRecord, PageRecord
+from linkpipe.lib.spilled import SpilledFrames
 from linkpipe.lib.stages.common import StageResult
 from linkpipe.lib.storage import (
     crawl_row,
@@ -76,6 +77,7 @@ def _previous_pages(
                     content_hash=row["content_hash"],
                     html_z=row["html_z"],
                     parse_z=row["parse_z"] or b"",
+                    carry=row["carry"],
                 ),
             )
 
@@ -88,28 +90,39 @@ def _chunks(items: Iterator[T], size: int) -> Iterator[list[T]]:
 # column types that one batch of rows cannot show (all empty lists, all NULL)
 _PAGE_TYPES: dict[str, pl.DataType] = {
     "redirect_chain": pl.List(pl.String()),
-    "html_z": pl.Binary(),
     "hreflang": pl.String(),
     "shard": pl.Int32(),
 }
+_HTML_SCHEMA = {"content_hash": pl.String(), "html_z": pl.Binary()}
+_PARSE_SCHEMA = {"url": pl.String(), "content_hash": pl.String(), "parse_z": pl.Binary()}
 
 
 def _page_batches(
-    pages: Iterator[PageRecord], n_shards: int, previous: PreviousCrawl | None = None
+    pages: Iterator[PageRecord],
+    n_shards: int,
+    html: SpilledFrames,
+    previous: PreviousCrawl | None = None,
 ) -> Iterator[pl.DataFrame]:
-    """``crawl_pages`` frames of :data:`BATCH` records: HTML compressed (a 304's is the
-    previous crawl's stored HTML, taken as it is from ``previous``), hreflang as JSON."""
+    """``crawl_pages`` frames of :data:`BATCH` records, hreflang as JSON; each page's HTML,
+    compressed, goes to ``html`` by content (``page_html`` rows): a fetched page's, and a
+    304's that the previous crawl kept in its own rows (earlier code)."""
     for batch in _chunks(pages, BATCH):
         rows: list[dict[str, object]] = []
+        blobs: list[dict[str, object]] = []
         for page in batch:
             row = page.as_row()
-            html = row.pop("html")
-            row["html_z"] = compress_html(html) if html else None
-            if page.not_modified and not html and previous is not None:
-                row["html_z"] = previous.html_z(page.url)
+            text = row.pop("html")
+            if text:
+                row["content_hash"] = row["content_hash"] or text_hash(text)
+                blobs.append({"content_hash": row["content_hash"], "html_z": compress_html(text)})
+            elif page.not_modified and previous is not None:
+                carried = previous.carried(page.url)[0]
+                if carried is not None:
+                    blobs.append({"content_hash": row["content_hash"], "html_z": carried})
             row["hreflang"] = json.dumps(row["hreflang"])
             row["shard"] = shard_of(page.url, n_shards)
             rows.append(row)
+        html.append(pl.DataFrame(blobs, schema=_HTML_SCHEMA))
         yield pl.DataFrame(rows, schema_overrides=_PAGE_TYPES, infer_schema_length=None)
 
 
@@ -139,18 +152,20 @@ def _link_file_batches(links_path: Path) -> Iterator[pl.DataFrame]:
 def _parse_batches(
     parses: Iterator[dict[str, str]], previous: PreviousCrawl | None
 ) -> Iterator[pl.DataFrame]:
-    """``crawl_parses`` frames of :data:`BATCH` pages: the crawler's new parses, and the
-    previous crawl's stored parse of each page that took it."""
+    """``page_parses`` frames of :data:`BATCH` pages: the crawler's new parses, and the
+    stored parse of each page that took one the previous crawl kept in its own rows."""
     for batch in _chunks(parses, BATCH):
         rows = []
         for row in batch:
             if "parse_z" in row:
                 blob: bytes | None = base64.b64decode(row["parse_z"])
             else:
-                blob = previous.stored_parse(row["url"]) if previous is not None else None
+                blob = previous.carried(row["url"])[1] if previous is not None else None
             if blob:
-                rows.append({"url": row["url"], "parse_z": blob})
-        yield pl.DataFrame(rows, schema={"url": pl.String(), "parse_z": pl.Binary()})
+                rows.append(
+                    {"url": row["url"], "content_hash": row["content_hash"], "parse_z": blob}
+                )
+        yield pl.DataFrame(rows, schema=_PARSE_SCHEMA)
 
 
 def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) -> StageResult:
@@ -178,14 +193,16 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
             progress=lambda done, queued: progress.report("crawl", done, queued),
         )
         progress.report("crawl", int(result.stats.get("pages", 0)), 0)
+        html = SpilledFrames(out, "html")  # filled as the pages are written, then added
         with open_db(db_path) as con:
             rows = write_partition(
                 con,
                 crawl_id,
                 {
-                    "crawl_pages": _page_batches(result.iter_pages(), n_shards, stored),
+                    "crawl_pages": _page_batches(result.iter_pages(), n_shards, html, stored),
                     "crawl_links": _link_file_batches(result.links_path),
-                    "crawl_parses": _parse_batches(result.iter_parses(), stored),
+                    "page_parses": _parse_batches(result.iter_parses(), stored),
+                    "page_html": html,
                 },
             )
             execute(con, "write/update_crawl_stats", [json.dumps(result.stats), crawl_id])
@@ -203,13 +220,15 @@ def _materialize_import(
 ) -> StageResult:
     """Read a Screaming Frog folder or a WARC file; a malformed file writes nothing."""
     imported = FILE_IMPORTERS[settings["source"]](Path(settings["source_path"]))
-    with open_db(db_path) as con:
+    with tempfile.TemporaryDirectory(prefix="linkpipe-import-") as tmp, open_db(db_path) as con:
+        html = SpilledFrames(Path(tmp), "html")
         rows = write_partition(
             con,
             crawl_id,
             {
-                "crawl_pages": _page_batches(iter(imported.pages), n_shards),
+                "crawl_pages": _page_batches(iter(imported.pages), n_shards, html),
                 "crawl_links": _link_batches(iter(imported.links)),
+                "page_html": html,
             },
         )
     pages_preview = [

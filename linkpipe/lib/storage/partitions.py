@@ -66,7 +66,15 @@ SHARD_TABLES = frozenset(
     }
 )
 
+# tables keyed by content and shared by crawls (not partitions): a write adds rows with the
+# statement named here, in the partition's transaction; rows go only when no crawl has them
+CONTENT_TABLES = {
+    "page_html": "write/insert_page_html",
+    "page_parses": "write/upsert_page_parses",
+}
+
 _BATCH_VIEW = "_linkpipe_batch"
+_CONTENT_VIEW = "_linkpipe_content"
 
 _COPY_VIEW = "_linkpipe_copy_keys"
 
@@ -108,14 +116,18 @@ def write_partition(
     by the caller. ``copied`` adds, per table, rows of another crawl copied by SQL (INSERT ...
     SELECT) without passing through Python (one or more choices of rows per table); a table
     named only there is replaced too. The caller keeps the copied keys and the computed rows
-    apart. ``then``: statements (SQL file name, parameters) run after the rows are in, in the
-    same transaction.
+    apart. A table of :data:`CONTENT_TABLES` in ``tables`` gets its rows added (tables are
+    written in the order given). ``then``: statements (SQL file name, parameters) run after
+    the rows are in, in the same transaction.
     """
     copied = copied or {}
     written: dict[str, int] = {}
     try:
         with transaction(con):
             for table in [*tables, *(t for t in copied if t not in tables)]:
+                if table in CONTENT_TABLES:
+                    written[table] = _add_content(con, table, tables[table])
+                    continue
                 written[table] = _replace(con, table, crawl_id, tables.get(table, ()), shard)
                 choices = copied.get(table, ())
                 for copy in [choices] if isinstance(choices, CopiedRows) else choices:
@@ -123,7 +135,7 @@ def write_partition(
             for name, params in then:
                 execute(con, name, params)
     finally:
-        for view in (_BATCH_VIEW, _COPY_VIEW):
+        for view in (_BATCH_VIEW, _COPY_VIEW, _CONTENT_VIEW):
             with suppress(duckdb.Error):
                 con.unregister(view)
     return written
@@ -179,23 +191,50 @@ def _insert_run(
     statement per batch kept every row of the transaction in memory until the commit (a 100k
     site's shard of a million candidate rows: 1.8 GB against 0.9 at its peak)."""
     names = ", ".join(f'"{c}"' for c in cols)
-    schema = con.sql(f"SELECT {names} FROM {table} LIMIT 0").to_arrow_table().schema
-    count = 0
-
-    def stream() -> Iterator[pa.RecordBatch]:
-        nonlocal count
-        for batch in batches:
-            count += batch.height
-            yield from batch.select(cols).to_arrow().cast(schema).to_batches()
-
-    con.register(_BATCH_VIEW, pa.RecordBatchReader.from_batches(schema, stream()))
+    stream = _TableStream(con, table, cols, batches)
+    con.register(_BATCH_VIEW, stream.reader())
     select_list = ", ".join([names, *("?" for _ in key_columns)])
     insert_list = ", ".join([names, *(f'"{c}"' for c in key_columns)])
     con.execute(
         f"INSERT INTO {table} ({insert_list}) SELECT {select_list} FROM {_BATCH_VIEW}", keys
     )
     con.unregister(_BATCH_VIEW)
-    return count
+    return stream.count
+
+
+def _add_content(con: duckdb.DuckDBPyConnection, table: str, rows: PartitionRows) -> int:
+    """Add rows to a table of :data:`CONTENT_TABLES` with its statement (which reads them as
+    the view ``_linkpipe_content``); rows given."""
+    columns = table_columns(con, table)
+    stream = _TableStream(con, table, columns, (b for b in _as_frames(rows, columns) if b.height))
+    con.register(_CONTENT_VIEW, stream.reader())
+    execute(con, CONTENT_TABLES[table])
+    con.unregister(_CONTENT_VIEW)
+    return stream.count
+
+
+class _TableStream:
+    """Frames giving ``cols`` of ``table`` as one Arrow stream of the table's types (a batch
+    whose values are all NULL has no type of its own); ``count``: the rows read so far."""
+
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        table: str,
+        cols: list[str],
+        batches: Iterable[pl.DataFrame],
+    ) -> None:
+        names = ", ".join(f'"{c}"' for c in cols)
+        self.schema = con.sql(f"SELECT {names} FROM {table} LIMIT 0").to_arrow_table().schema
+        self.cols, self.batches, self.count = cols, batches, 0
+
+    def reader(self) -> pa.RecordBatchReader:
+        return pa.RecordBatchReader.from_batches(self.schema, self._batches())
+
+    def _batches(self) -> Iterator[pa.RecordBatch]:
+        for batch in self.batches:
+            self.count += batch.height
+            yield from batch.select(self.cols).to_arrow().cast(self.schema).to_batches()
 
 
 def _copy(

@@ -12,6 +12,7 @@ from linkpipe.lib.crawl import sitemaps
 from linkpipe.lib.crawl.config import PreviousPage
 from linkpipe.lib.crawl.output import PreviousCrawl, write_previous
 from linkpipe.lib.crawl.sitemaps import SitemapError, parse_sitemap, read_sitemap
+from linkpipe.lib.html.stored import compress_html
 from linkpipe.lib.importers import ImportFormatError, read_url_list
 
 URLSET = b"""\xef\xbb\xbf<?xml version="1.0" encoding="UTF-8"?>
@@ -126,10 +127,18 @@ def test_previous_pages_have_one_writer_and_one_reader(tmp_path: Path) -> None:
         "https://a.example/": PreviousPage(etag='"1"', content_hash="h1", html="<p>café</p>"),
         "https://a.example/Old?utm_source=x": PreviousPage(last_modified="Mon", html="<p>2</p>"),
         "https://a.example/no-validator": PreviousPage(html="<p>3</p>"),
+        "https://a.example/earlier": PreviousPage(
+            etag='"4"', html_z=compress_html("<p>4</p>"), parse_z=b"P", carry=True
+        ),
     }
-    assert write_previous(pages.items(), path) == 3
+    assert write_previous(pages.items(), path) == 4
     previous = PreviousCrawl(path, {"strip_params": frozenset({"utm_source"})})
-    assert sorted(previous.index) == ["https://a.example/", "https://a.example/Old"]
+    assert sorted(previous.index) == [
+        "https://a.example/",
+        "https://a.example/Old",
+        "https://a.example/earlier",
+    ]
+    assert previous.carried("https://a.example/earlier") == (compress_html("<p>4</p>"), b"P")
     assert previous.headers("https://a.example/") == {"If-None-Match": '"1"'}
     assert previous.headers("https://a.example/Old") == {"If-Modified-Since": "Mon"}
     page = previous.row("https://a.example/")
@@ -139,5 +148,5 @@ def test_previous_pages_have_one_writer_and_one_reader(tmp_path: Path) -> None:
         "content_hash": "h1",
         "url": "https://a.example/",
     }
-    assert previous.parse_z(page) == b"" and previous.stored_parse("https://a.example/") is None
+    assert previous.parse_z(page) == b"" and previous.carried("https://a.example/") == (None, None)
     assert previous.row("https://a.example/no-validator") is None
