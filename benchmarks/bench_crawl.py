@@ -6,7 +6,7 @@ Serves SITE_ROOT on 127.0.0.1, runs the crawl_export stage into a fresh DuckDB f
 ``--recrawls`` times again (each a recrawl that sends If-None-Match / If-Modified-Since from the
 one before), and prints pages/s, wall time, bytes received, the CPU of the crawler process and
 of the stage's own process (storing what the crawler found), peak RSS of the crawler, how much
-the database file grew, and the ratio of bytes transferred. Installs openjdk-17-doc when the
+the database file grew (and its size after every crawl), and the ratio of bytes transferred. Installs openjdk-17-doc when the
 default folder is missing.
 """
 
@@ -67,6 +67,7 @@ def main() -> None:
                     resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1
                 ),
             }
+        results["db_mib_after_all"] = round(_size(db) / 2**20, 1)
     first, again = results["first"], results["recrawl"]
     results["recrawl_bytes_ratio"] = round(
         again["bytes_received"] / max(1, first["bytes_received"]), 4
