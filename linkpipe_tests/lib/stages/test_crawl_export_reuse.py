@@ -11,6 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
+from linkpipe.lib.html.stored import decompress_html
 from linkpipe.lib.retention import prune_crawls, publish_copy
 from linkpipe.lib.run_status import finish_run_in
 from linkpipe.lib.stages.crawl_export import materialize_crawl_export, register_crawl
@@ -146,3 +147,17 @@ def test_a_crawl_after_earlier_code_carries_its_html_and_parses_over(tmp_path) -
     for crawl_id in ("c2", "c3"):
         rows = _rows(db, crawl_id)
         assert rows["html"] == stored["html"] and rows["parses"] == stored["parses"]
+
+
+def test_an_imported_crawl_stores_its_html_by_content(tmp_path) -> None:
+    from linkpipe_tests.hostile.test_import_hostile import GOOD_WARC, HTML
+
+    source = tmp_path / "site.warc.gz"
+    source.write_bytes(GOOD_WARC)  # two pages with the same body
+    db = tmp_path / "w.duckdb"
+    register_crawl(db, "w1", "http://s.test/", "warc", str(source))
+    materialize_crawl_export(db, "w1", 4)
+    rows = _rows(db, "w1")
+    assert [r["url"] for r in rows["html"]] == ["http://s.test/", "http://s.test/b"]
+    assert {decompress_html(r["html_z"]) for r in rows["html"]} == {HTML.decode()}
+    assert _counts(db) == (1, 0, 0)  # one body stored once; an import has no crawler parse
