@@ -6,8 +6,8 @@ Serves SITE_ROOT on 127.0.0.1, runs the crawl_export stage into a fresh DuckDB f
 ``--recrawls`` times again (each a recrawl that sends If-None-Match / If-Modified-Since from the
 one before), and prints pages/s, wall time, bytes received, the CPU of the crawler process and
 of the stage's own process (storing what the crawler found), peak RSS of the crawler, how much
-the database file grew (and its size after every crawl), and the ratio of bytes transferred. Installs openjdk-17-doc when the
-default folder is missing.
+the database file grew with each crawl and its size after them all, and the ratio of bytes
+transferred. Installs openjdk-17-doc when the default folder is missing.
 """
 
 from __future__ import annotations
