@@ -35,10 +35,7 @@ def html_pages(db: Path, crawl_id: str) -> int:
 
     con = duckdb.connect(str(db), read_only=True)
     try:
-        query = (
-            "SELECT count(*) FROM crawl_pages p LEFT JOIN page_html h USING (content_hash) "
-            "WHERE p.crawl_id = ? AND coalesce(p.html_z, h.html_z) IS NOT NULL"
-        )
+        query = "SELECT count(*) FROM crawl_pages_html WHERE crawl_id = ? AND html_z IS NOT NULL"
         return int(con.execute(query, [crawl_id]).fetchall()[0][0])
     finally:
         con.close()

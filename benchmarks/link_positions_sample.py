@@ -63,12 +63,9 @@ def main() -> None:
         print("position  links  share%")
         for row in shares:
             print(f"{row[0]:<10}{row[1]:>6}  {row[2]}")
-        links = con.execute("""SELECT l.source_url, l.target_url, l.anchor_text, l.position,
-                                      coalesce(p.html_z, h.html_z)
-                               FROM crawl_links l JOIN crawl_pages p ON p.crawl_id = l.crawl_id
-                               AND p.url = l.source_url
-                               LEFT JOIN page_html h ON h.content_hash = p.content_hash
-                               WHERE l.internal ORDER BY ALL""").fetchall()
+        links = con.execute("""SELECT l.source_url, l.target_url, l.anchor_text, l.position, p.html_z
+                               FROM crawl_links l JOIN crawl_pages_html p ON p.crawl_id = l.crawl_id
+                               AND p.url = l.source_url WHERE l.internal ORDER BY ALL""").fetchall()
         con.close()
     rng = random.Random(args.seed)
     print(

@@ -6,6 +6,5 @@
 SELECT count(*) || ':' || coalesce(sum(hash(
            url, shard, status, final_url, redirect_chain, redirect_loop, content_type,
            canonical, meta_robots, x_robots_tag, robots_disallowed, error, title, page_type,
-           depth, p.content_hash, coalesce(p.html_z, h.html_z) IS NULL)::HUGEINT), 0) AS pages
-FROM crawl_pages p LEFT JOIN page_html h ON h.content_hash = p.content_hash
-WHERE p.crawl_id = ?;
+           depth, content_hash, html_z IS NULL)::HUGEINT), 0) AS pages
+FROM crawl_pages_html WHERE crawl_id = ?;

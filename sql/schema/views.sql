@@ -9,6 +9,13 @@ WHERE r.status = 'complete'
 ORDER BY c.created_at DESC, c.crawl_id DESC
 LIMIT 1;
 
+-- Each crawled page with its stored HTML (html_z): kept once by content in page_html, or in
+-- the page's own row for earlier code's crawls. The pipeline reads pages' HTML through it (the
+-- published copy holds no HTML: there html_z is NULL but for earlier code's crawls).
+CREATE OR REPLACE VIEW crawl_pages_html AS
+SELECT p.* REPLACE (coalesce(p.html_z, h.html_z) AS html_z)
+FROM crawl_pages p LEFT JOIN page_html h ON h.content_hash = p.content_hash;
+
 CREATE OR REPLACE VIEW v_crawl_runs AS
 -- Every registered crawl with how its run went; a crawl started from the Dagster UI has no
 -- run record until its graph completes ('registered').
