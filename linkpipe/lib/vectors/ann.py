@@ -2,7 +2,8 @@
 
 Exact (``IndexFlatIP``) below ``exact_threshold`` vectors, IVF-flat above it, with recall@k
 against exact search measured on a sample and returned with the index; an IVF index probes
-the fewest lists that reach :data:`TARGET_RECALL` on that sample.
+the fewest lists that reach :data:`TARGET_RECALL` on that sample. Every search of a batch of
+queries multiplies with BLAS (:data:`BLAS_THRESHOLD`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,15 @@ TARGET_RECALL = 0.95  # recall@k an IVF index must reach on the sample (lists pr
 FIRST_NPROBE = 4
 TRAIN_PER_LIST = 40  # k-means training vectors a list (FAISS asks for 39 at least)
 KMEANS_ITERATIONS = 10  # with 64 a list and 25 (before): 1.2x the build, the same recall
+BLAS_THRESHOLD = 20
+"""FAISS's cut between its query-by-query kernel and BLAS for exact search (a flat index, an
+IVF index's list assignment). FAISS 1.15 counts it in query values (queries x dimensions,
+default 128,000: under 334 queries of 384 dimensions), earlier versions in queries (default 20).
+The candidate step searches ~250 sources at a time, which the 1.15 default sends to the slow
+kernel: 0.56 against 0.08 CPU ms a query at 10k pages, 3.2 against 0.35 at 50k (one thread,
+docs/benchmarks.md). 20 gives every batch BLAS with FAISS 1.15 and keeps earlier versions'
+default. Set once for the process (FAISS reads it at each search)."""
+faiss.cvar.distance_compute_blas_threshold = BLAS_THRESHOLD
 
 
 @dataclass

@@ -1,8 +1,10 @@
 """FAISS index (exact and IVF) with measured recall; k-means clusters, bridges and gaps."""
 
+import faiss
 import numpy as np
 
 from linkpipe.lib.vectors.ann import (
+    BLAS_THRESHOLD,
     FIRST_NPROBE,
     TARGET_RECALL,
     build_index,
@@ -30,6 +32,23 @@ def test_exact_index_finds_itself_and_round_trips():
     assert list(ids[:, 0]) == [0, 1, 2]
     again = deserialize(serialize(ann), urls, ann.kind, 1.0, 10, 0.0)
     assert (again.search(x[:3], 5)[1] == ids).all()
+
+
+def test_batches_of_every_size_find_the_exact_neighbours_through_blas():
+    """A batch as the candidate step searches (~250 sources of 384 dimensions) goes to BLAS,
+    not to FAISS 1.15's query-by-query kernel, and finds what brute force finds, as a batch
+    of one and one of 25 do."""
+    assert faiss.cvar.distance_compute_blas_threshold == BLAS_THRESHOLD
+    rng = np.random.default_rng(7)
+    x = unit(rng, 3_000, 384)
+    ann = build_index(x, [f"u{i}" for i in range(len(x))])
+    truth = np.argsort(-(x[:300] @ x.T), axis=1, kind="stable")[:, :12]
+    for size in (1, 25, 300):
+        sims, ids = ann.search(x[:size], 12)
+        assert (ids == truth[:size]).all()
+        expected = np.take_along_axis(x[:size] @ x.T, truth[:size], axis=1)
+        assert np.allclose(sims, expected, atol=1e-5)
+        assert ids[:, 0].tolist() == list(range(size))  # each page is its own best match
 
 
 def test_ivf_index_measures_recall():
