@@ -8,9 +8,8 @@ are counted apart from content links.
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict, deque
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -49,11 +48,33 @@ METRICS_SCHEMA = pl.Schema(
 )
 """Columns of a ``page_link_metrics`` row (``crawl_id`` is added when written)."""
 
+PAGES_SCHEMA = pl.Schema(
+    {
+        "url": pl.String,
+        "status": pl.Int32,
+        "final_url": pl.String,
+        "canonical": pl.String,
+        "redirect_loop": pl.Boolean,
+        "in_sitemap": pl.Boolean,
+        "indexable": pl.Boolean,
+    }
+)
+"""Columns of the crawled pages the graph reads (``select_pages_for_graph.sql``)."""
+
+LINKS_SCHEMA = pl.Schema(
+    {
+        "source_url": pl.String,
+        "target_url": pl.String,
+        "anchor_text": pl.String,
+        "position": pl.String,
+        "nofollow": pl.Boolean,
+        "internal": pl.Boolean,
+    }
+)
+"""Columns of the crawled links the graph reads (``select_links_for_graph.sql``)."""
+
 PageRow = Mapping[str, Any]
-"""A crawled page as read for the graph: url, status, final_url, canonical, redirect_loop,
-in_sitemap."""
-LinkRow = Mapping[str, Any]
-"""A crawled link: source_url, target_url, anchor_text, position, nofollow, internal."""
+"""A crawled page (the columns of :data:`PAGES_SCHEMA`; only ``url`` is required)."""
 
 
 @dataclass
@@ -65,16 +86,24 @@ class GraphResult:
     metrics: pl.DataFrame
 
 
-@dataclass
-class LinkTally:
-    """What the edges of a crawl say about each page, counted while reading them once."""
+def pages_frame(rows: Iterable[Mapping[str, Any]]) -> pl.DataFrame:
+    """Crawled pages given as rows, as the frame :func:`build_link_graph` reads (missing
+    columns empty)."""
+    return _frame(rows, PAGES_SCHEMA)
 
-    edges: list[tuple[str, str, str, str, str, bool]] = field(default_factory=list)
-    inlinks: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-    outlinks: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-    content_sources: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    any_sources: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    followed: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+
+def links_frame(rows: Iterable[Mapping[str, Any]]) -> pl.DataFrame:
+    """Crawled links given as rows, as the frame :func:`build_link_graph` reads (missing
+    columns empty; ``internal`` true when missing)."""
+    frame = _frame(rows, LINKS_SCHEMA)
+    return frame.with_columns(pl.col("internal").fill_null(True))
+
+
+def _frame(rows: Iterable[Mapping[str, Any]], schema: pl.Schema) -> pl.DataFrame:
+    """``rows`` with exactly the columns of ``schema`` (those a row lacks are null)."""
+    return pl.DataFrame(
+        [{name: row.get(name) for name in schema} for row in rows], schema=schema, orient="row"
+    )
 
 
 def resolve_map(pages: Iterable[PageRow], max_hops: int = 10) -> dict[str, str]:
@@ -104,12 +133,26 @@ def resolve_map(pages: Iterable[PageRow], max_hops: int = 10) -> dict[str, str]:
 def pagerank(
     n: int, edges: list[tuple[int, int]], damping: float = 0.85, tol: float = 1e-10
 ) -> NDArray[np.float64]:
-    """PageRank over unique directed edges; dangling mass spread evenly; sums to 1."""
+    """PageRank over unique directed edges given as (source, target) pairs (see
+    :func:`pagerank_arrays`)."""
+    src = np.array([s for s, _ in edges], dtype=np.int64)
+    dst = np.array([t for _, t in edges], dtype=np.int64)
+    return pagerank_arrays(n, src, dst, damping, tol)
+
+
+def pagerank_arrays(
+    n: int,
+    src: NDArray[np.int64],
+    dst: NDArray[np.int64],
+    damping: float = 0.85,
+    tol: float = 1e-10,
+) -> NDArray[np.float64]:
+    """PageRank over the unique directed edges ``src[i] -> dst[i]``; dangling mass spread
+    evenly; sums to 1."""
     if n == 0:
         return np.zeros(0, dtype=np.float64)
-    uniq = sorted(set(edges))
-    src = np.array([s for s, _ in uniq], dtype=np.int64)
-    dst = np.array([t for _, t in uniq], dtype=np.int64)
+    keys = np.unique(src.astype(np.int64) * n + dst.astype(np.int64))  # by (source, target)
+    src, dst = keys // n, keys % n
     out_deg = np.bincount(src, minlength=n).astype(np.float64)
     weights = 1.0 / out_deg[src] if len(src) else np.zeros(0)
     matrix = sparse.csr_matrix((weights, (dst, src)), shape=(n, n))
@@ -125,106 +168,143 @@ def pagerank(
     return normalised
 
 
-def click_depths(start: str, adjacency: dict[str, set[str]]) -> dict[str, int]:
-    """Breadth-first click depth from ``start`` over followed links."""
-    depth = {start: 0}
-    queue = deque([start])
-    while queue:
-        cur = queue.popleft()
-        for nxt in adjacency.get(cur, ()):
-            if nxt not in depth:
-                depth[nxt] = depth[cur] + 1
-                queue.append(nxt)
+def click_depths(
+    start: int, n: int, src: NDArray[np.int64], dst: NDArray[np.int64]
+) -> NDArray[np.int64]:
+    """Breadth-first click depth of each of ``n`` nodes from node ``start`` over the edges
+    ``src[i] -> dst[i]`` (-1: not reached)."""
+    graph = sparse.csr_matrix((np.ones(len(src)), (src, dst)), shape=(n, n))
+    depth = np.full(n, -1, np.int64)
+    depth[start] = 0
+    frontier, level = np.array([start]), 0
+    while len(frontier):
+        level += 1
+        reached = np.unique(graph[frontier].indices)
+        frontier = reached[depth[reached] < 0]
+        depth[frontier] = level
     return depth
 
 
 def build_link_graph(
-    pages: Sequence[PageRow],
-    links: Iterable[LinkRow],
-    start_url: str,
-    indexable: Mapping[str, bool],
-    deep_threshold: int = 3,
+    pages: pl.DataFrame, links: pl.DataFrame, start_url: str, deep_threshold: int = 3
 ) -> GraphResult:
-    """Edges and per-page metrics for one crawl."""
-    resolved = resolve_map(pages)
-    known = {p["url"] for p in pages}
-    tally = tally_links(links, resolved, known)
+    """Edges and per-page metrics for one crawl: ``pages`` and ``links`` as
+    :func:`pages_frame` and :func:`links_frame` give them (or their queries read them)."""
+    resolved = resolve_map(pages.iter_rows(named=True))
+    edges = resolved_edges(links, resolved, pages["url"])
     start = resolved.get(start_url, start_url)
-    edges = pl.DataFrame(tally.edges, schema=EDGE_SCHEMA, orient="row")
-    metrics = page_metrics(pages, tally, start, indexable, deep_threshold)
-    return GraphResult(edges, metrics)
+    metrics = page_metrics(pages, edges, start, deep_threshold)
+    return GraphResult(edges.select(list(EDGE_SCHEMA)), metrics)
 
 
-def tally_links(
-    links: Iterable[LinkRow], resolved: Mapping[str, str], known: set[str]
-) -> LinkTally:
-    """Resolve each internal link and count it: edges kept, in/out links by kind (content or
-    navigation), distinct sources, and followed (not nofollow) adjacency. Self links and links
-    to uncrawled URLs are dropped."""
-    tally = LinkTally()
-    for link in links:
-        if not link.get("internal", True):
-            continue
-        source = resolved.get(link["source_url"], link["source_url"])
-        target = resolved.get(link["target_url"], link["target_url"])
-        if target == source or target not in known and link["target_url"] not in known:
-            continue
-        position = link.get("position") or "content"
-        nofollow = bool(link.get("nofollow"))
-        anchor = link.get("anchor_text") or ""
-        tally.edges.append(
-            (link["source_url"], link["target_url"], target, anchor, position, nofollow)
-        )
-        kind = "content" if position == "content" else "nav"
-        tally.inlinks[target][kind] += 1
-        tally.outlinks[source][kind] += 1
-        tally.any_sources[target].add(source)
-        if kind == "content":
-            tally.content_sources[target].add(source)
-        if not nofollow:
-            tally.followed[source].add(target)
-    return tally
+def resolved_edges(
+    links: pl.DataFrame, resolved: Mapping[str, str], known: pl.Series
+) -> pl.DataFrame:
+    """The internal links resolved, in their order: :data:`EDGE_SCHEMA` with the resolved
+    source (``resolved_source``). Self links and links to uncrawled URLs are dropped; a link
+    with no position is a content link."""
+    frame = links.filter(pl.col("internal"))
+    frame = frame.with_columns(
+        pl.col("source_url").replace(resolved).alias("resolved_source"),
+        pl.col("target_url").replace(resolved).alias("resolved_url"),
+    )
+    crawled = pl.col("resolved_url").is_in(known.implode()) | pl.col("target_url").is_in(
+        known.implode()
+    )
+    frame = frame.filter((pl.col("resolved_url") != pl.col("resolved_source")) & crawled)
+    position = pl.col("position")
+    return frame.select(
+        "source_url",
+        "target_url",
+        "resolved_url",
+        pl.col("anchor_text").fill_null(""),
+        pl.when(position.is_null() | (position == ""))
+        .then(pl.lit("content"))
+        .otherwise(position)
+        .alias("position"),
+        pl.col("nofollow").fill_null(False).cast(pl.Boolean),
+        "resolved_source",
+    )
 
 
 def page_metrics(
-    pages: Sequence[PageRow],
-    tally: LinkTally,
-    start: str,
-    indexable: Mapping[str, bool],
-    deep_threshold: int,
+    pages: pl.DataFrame, edges: pl.DataFrame, start: str, deep_threshold: int
 ) -> pl.DataFrame:
     """One :data:`METRICS_SCHEMA` row per crawled URL, sorted by URL: link counts, click depth
-    from ``start``, PageRank and its 0..100 log rescaling, orphan and deep flags."""
-    nodes = sorted({p["url"] for p in pages})
-    depth = click_depths(start, tally.followed)
-    ranks = _node_ranks(nodes, tally.followed)
-    low, high = (math.log(ranks.min()), math.log(ranks.max())) if nodes else (0.0, 0.0)
-    in_sitemap = {p["url"]: bool(p.get("in_sitemap")) for p in pages}
-    rows = []
-    for url, rank in zip(nodes, ranks.tolist(), strict=True):
-        d = depth.get(url)
-        rows.append(
-            (
-                url,
-                indexable.get(url, False),
-                in_sitemap.get(url, False),
-                tally.inlinks[url]["content"],
-                len(tally.content_sources[url]),
-                tally.inlinks[url]["nav"],
-                tally.outlinks[url]["content"],
-                tally.outlinks[url]["nav"],
-                d,
-                rank,
-                100.0 * (math.log(rank) - low) / (high - low) if high > low else 100.0,
-                url != start and not tally.any_sources[url],
-                d is None or d > deep_threshold,
-            )
-        )
-    return pl.DataFrame(rows, schema=METRICS_SCHEMA, orient="row")
+    from ``start`` over followed links, PageRank and its 0..100 log rescaling, orphan and deep
+    flags."""
+    nodes = pages.select("url", "indexable", "in_sitemap").unique("url").sort("url")
+    counts = _link_counts(edges)
+    depth, ranks = _depths_and_ranks(nodes["url"], edges, start)
+    low, high = (math.log(ranks.min()), math.log(ranks.max())) if len(ranks) else (0.0, 0.0)
+    scores = [100.0 * (math.log(r) - low) / (high - low) if high > low else 100.0 for r in ranks]
+    frame = nodes.join(counts, on="url", how="left", maintain_order="left").with_columns(
+        pl.Series("click_depth", depth, pl.Int64).replace(-1, None),
+        pl.Series("pagerank", ranks, pl.Float64),
+        pl.Series("link_score", scores, pl.Float64),
+    )
+    reached = pl.col("any_inlinks").fill_null(0) > 0
+    return frame.select(
+        "url",
+        pl.col("indexable").fill_null(False),
+        pl.col("in_sitemap").fill_null(False),
+        *(pl.col(c).fill_null(0) for c in _COUNTS),
+        "click_depth",
+        "pagerank",
+        "link_score",
+        ((pl.col("url") != start) & ~reached).alias("is_orphan"),
+        (pl.col("click_depth").is_null() | (pl.col("click_depth") > deep_threshold)).alias(
+            "is_deep"
+        ),
+    ).cast(METRICS_SCHEMA)
 
 
-def _node_ranks(nodes: list[str], followed: Mapping[str, set[str]]) -> NDArray[np.float64]:
-    """PageRank of each of ``nodes`` (in order) over the followed links between them."""
-    ids = {u: i for i, u in enumerate(nodes)}
-    pr_edges = [(ids[s], ids[t]) for s, ts in followed.items() if s in ids for t in ts if t in ids]
-    return pagerank(len(nodes), pr_edges)
+_COUNTS = (
+    "content_inlinks",
+    "unique_content_inlinks",
+    "nav_inlinks",
+    "content_outlinks",
+    "nav_outlinks",
+)
+
+
+def _link_counts(edges: pl.DataFrame) -> pl.DataFrame:
+    """Per URL: content and navigation links in and out (by resolved source and target), the
+    distinct sources of its content links and its inlinks of any kind."""
+    content = pl.col("position") == "content"
+    inlinks = edges.group_by("resolved_url").agg(
+        content.sum().alias("content_inlinks"),
+        pl.col("resolved_source").filter(content).n_unique().alias("unique_content_inlinks"),
+        (~content).sum().alias("nav_inlinks"),
+        pl.len().alias("any_inlinks"),
+    )
+    outlinks = edges.group_by("resolved_source").agg(
+        content.sum().alias("content_outlinks"), (~content).sum().alias("nav_outlinks")
+    )
+    return inlinks.rename({"resolved_url": "url"}).join(
+        outlinks.rename({"resolved_source": "url"}), on="url", how="full", coalesce=True
+    )
+
+
+def _depths_and_ranks(
+    nodes: pl.Series, edges: pl.DataFrame, start: str
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Click depth from ``start`` (-1: not reached) and PageRank of each of ``nodes`` (in
+    order) over the followed links: depth through any URL the links reach, PageRank over the
+    links between crawled URLs."""
+    followed = edges.filter(~pl.col("nofollow")).select("resolved_source", "resolved_url")
+    urls = pl.concat(
+        [nodes, pl.Series([start]), followed["resolved_source"], followed["resolved_url"]]
+    ).unique(maintain_order=True)  # the crawled URLs first, in order
+    ids = pl.DataFrame({"url": urls, "id": np.arange(len(urls), dtype=np.int64)})
+    pairs = (
+        followed.join(ids, left_on="resolved_source", right_on="url")
+        .join(ids, left_on="resolved_url", right_on="url", suffix="_to")
+        .select("id", "id_to")
+    )
+    src, dst = pairs["id"].to_numpy(), pairs["id_to"].to_numpy()
+    start_id = int(ids.filter(pl.col("url") == start)["id"][0])
+    depth = click_depths(start_id, len(urls), src, dst)[: len(nodes)]
+    n = len(nodes)
+    inside = (src < n) & (dst < n)
+    return depth, pagerank_arrays(n, src[inside], dst[inside])

@@ -10,7 +10,6 @@ PageRank gains. Counts and Gini are over indexable pages, the pages that take pa
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -22,8 +21,9 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from linkpipe.lib.links.graph import LinkRow, PageRow, build_link_graph
+from linkpipe.lib.links.graph import build_link_graph, links_frame
 from linkpipe.lib.run_config import deep_threshold
+from linkpipe.lib.stages.link_graph import graph_inputs
 from linkpipe.lib.storage import (
     StorageError,
     crawl_row,
@@ -110,20 +110,18 @@ def gini(values: Sequence[float] | np.ndarray[Any, Any]) -> float:
 
 
 def whatif_pages(
-    pages: Sequence[PageRow],
-    links: Sequence[LinkRow],
+    pages: pl.DataFrame,
+    links: pl.DataFrame,
     start_url: str,
     added: Sequence[tuple[str, str]],
     deep: int,
 ) -> pl.DataFrame:
     """One :data:`WHATIF_SCHEMA` row per crawled URL, sorted by URL: the graph of ``pages`` and
-    ``links`` before and after the ``added`` (source, target) pairs become followed content
-    links. ``pages`` rows carry ``indexable`` as read for the link graph."""
-    indexable = {p["url"]: bool(p.get("indexable")) for p in pages}
-    before = build_link_graph(pages, links, start_url, indexable, deep).metrics
-    after = build_link_graph(
-        pages, itertools.chain(links, _content_links(added)), start_url, indexable, deep
-    ).metrics
+    ``links`` (as :func:`~linkpipe.lib.stages.link_graph.graph_inputs` reads them) before and
+    after the ``added`` (source, target) pairs become followed content links."""
+    before = build_link_graph(pages, links, start_url, deep).metrics
+    more = pl.concat([links, _content_links(added)], how="vertical")
+    after = build_link_graph(pages, more, start_url, deep).metrics
     added_in = Counter(target for _, target in added)
     frame = before.select(
         "url",
@@ -148,17 +146,13 @@ def whatif_pages(
     return frame.select(list(WHATIF_SCHEMA)).cast(WHATIF_SCHEMA).sort("url")
 
 
-def _content_links(pairs: Iterable[tuple[str, str]]) -> Iterable[LinkRow]:
+def _content_links(pairs: Iterable[tuple[str, str]]) -> pl.DataFrame:
     """Each (source, target) pair as a followed internal content link."""
-    for source, target in pairs:
-        yield {
-            "source_url": source,
-            "target_url": target,
-            "anchor_text": "",
-            "position": "content",
-            "nofollow": False,
-            "internal": True,
-        }
+    return links_frame(
+        {"source_url": s, "target_url": t, "anchor_text": "", "position": "content"}
+        | {"nofollow": False, "internal": True}
+        for s, t in pairs
+    )
 
 
 def summarise(
@@ -243,10 +237,9 @@ def run_whatif(
         raise StorageError(f"database not found: {db_path}")
     with open_db(db_path) as con:
         crawl_id, config, start_url = _crawl(con, crawl_id)
-        pages = fetch_dicts(con, "read/select_pages_for_graph", [crawl_id])
-        links = fetch_dicts(con, "read/select_links_for_graph", [crawl_id])
+        pages, links = graph_inputs(con, crawl_id)
         chosen = chosen_links(con, crawl_id, scenario)
-    if not pages:
+    if not pages.height:
         raise WhatIfError(f"crawl {crawl_id} has no crawled pages")
     if not chosen:
         raise WhatIfError(_nothing_chosen(crawl_id, scenario))

@@ -19,7 +19,6 @@ from linkpipe.lib.report.data import (
     Table,
     read_cluster_points,
     read_crawl_diff,
-    read_graph_inputs,
     read_pages,
     read_suggestions,
     read_table,
@@ -33,6 +32,7 @@ from linkpipe.lib.report.figures import (
     inlinks_before_after,
     whatif_summary,
 )
+from linkpipe.lib.stages.link_graph import graph_inputs
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def gather_report(
     crawl = resolve_crawl(con, crawl_id)
     suggestions, total = read_suggestions(con, crawl.crawl_id, max_suggestions)
     pages = read_pages(con, crawl.crawl_id)
-    graph_pages, graph_links = read_graph_inputs(con, crawl.crawl_id)
+    graph_pages, graph_links = graph_inputs(con, crawl.crawl_id)
     inlinks = inlinks_before_after(pages, suggestions)
     return Report(
         crawl=crawl,

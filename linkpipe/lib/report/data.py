@@ -173,12 +173,3 @@ def read_crawl_diff(
         suggestions=read_table(con, "select_report_suggestion_changes", [old, new, limit]),
         links=read_table(con, "select_report_link_changes", [old, new, limit]),
     )
-
-
-def read_graph_inputs(
-    con: duckdb.DuckDBPyConnection, crawl_id: str
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The crawl's pages and internal links as the link-graph code reads them (what-if)."""
-    pages = fetch_dicts(con, "read/select_pages_for_graph", [crawl_id])
-    links = fetch_dicts(con, "read/select_links_for_graph", [crawl_id])
-    return pages, links

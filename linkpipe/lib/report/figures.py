@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -93,13 +92,15 @@ def deep_pages(pages: pl.DataFrame, inlinks: pl.DataFrame, limit: int) -> Table:
 
 def whatif_summary(
     crawl: ReportCrawl,
-    pages: Sequence[dict[str, Any]],
-    links: Sequence[dict[str, Any]],
+    pages: pl.DataFrame,
+    links: pl.DataFrame,
     suggestions: Sequence[Suggestion],
 ) -> WhatIfSummary | None:
     """What implementing the shown suggestions does to orphans, click depth and PageRank
-    (``linkpipe whatif``'s summary, computed without writing); None without suggestions."""
-    if not pages or not suggestions:
+    (``linkpipe whatif``'s summary, computed without writing; ``pages`` and ``links`` as
+    :func:`~linkpipe.lib.stages.link_graph.graph_inputs` reads them); None without
+    suggestions."""
+    if not pages.height or not suggestions:
         return None
     added = [(s.source_url, s.target_url) for s in suggestions]
     frame = whatif_pages(pages, links, crawl.start_url, added, crawl.deep_threshold)

@@ -6,7 +6,9 @@ from linkpipe.lib.links.graph import (
     EDGE_SCHEMA,
     METRICS_SCHEMA,
     build_link_graph,
+    links_frame,
     pagerank,
+    pages_frame,
     resolve_map,
 )
 
@@ -26,6 +28,12 @@ def ln(s, t, position="content", nofollow=False, anchor="x"):
         "anchor_text": anchor,
         "internal": True,
     }
+
+
+def graph(pages, links, start, indexable, deep_threshold=3):
+    """build_link_graph of rows, each page indexable as ``indexable`` says."""
+    rows = [{**p, "indexable": indexable.get(p["url"], False)} for p in pages]
+    return build_link_graph(pages_frame(rows), links_frame(links), start, deep_threshold)
 
 
 def test_pagerank_two_node_cycle_and_star():
@@ -69,7 +77,7 @@ def test_counts_depth_orphans_and_nofollow():
         ln("/a/", "/", "header"),
     ]
     indexable = {H + p: True for p in ("/", "/a/", "/b/", "/c/", "/d/", "/orphan/")}
-    result = build_link_graph(pages, links, H + "/", indexable, deep_threshold=2)
+    result = graph(pages, links, H + "/", indexable, deep_threshold=2)
     assert result.metrics.schema == METRICS_SCHEMA and result.edges.schema == EDGE_SCHEMA
     assert result.metrics["url"].to_list() == sorted(p["url"] for p in pages)
     m = {r["url"][len(H) :]: r for r in result.metrics.to_dicts()}
@@ -101,7 +109,7 @@ def test_counts_depth_orphans_and_nofollow():
 def test_self_links_and_links_out_of_the_crawl_are_dropped():
     pages = [pg("/"), pg("/a/"), pg("/old/", status=301, final_url=H + "/a/")]
     links = [ln("/", "/a/"), ln("/a/", "/old/"), ln("/a/", "/a/"), ln("/a/", "/nowhere/")]
-    result = build_link_graph(pages, links, H + "/", {H + "/": True, H + "/a/": True})
+    result = graph(pages, links, H + "/", {H + "/": True, H + "/a/": True})
     assert [(e["source_url"], e["target_url"]) for e in result.edges.to_dicts()] == [
         (H + "/", H + "/a/")
     ]
