@@ -19,7 +19,6 @@ import bisect
 import contextlib
 import functools
 import re
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -160,12 +159,29 @@ class SourceText:
         return code_of, codes
 
     @functools.cached_property
-    def stem_positions(self) -> dict[str, list[tuple[int, int]]]:
-        """stem -> (token, linkable sentence number) of each of its occurrences, in order."""
-        out: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    def stem_positions(self) -> dict[str, list[int]]:
+        """stem -> the tokens of its occurrences in the linkable sentences, in order (their
+        sentences: :attr:`token_sentence`); grouped over arrays, not token by token (0.82 ->
+        0.45 ms for a source of ~580 words)."""
+        code_of, codes = self.stem_codes
+        at = np.flatnonzero(self.token_sentence >= 0)
+        order = at[np.argsort(codes[at], kind="stable")]  # by stem, then by token
+        if not len(order):
+            return {}
+        by_code = codes[order]
+        cuts = (np.flatnonzero(by_code[1:] != by_code[:-1]) + 1).tolist()
+        stems = list(code_of)  # the stem of each code, in code order
+        tokens, bounds = order.tolist(), [0, *cuts, len(order)]
+        starts, ends = bounds[:-1], bounds[1:]
+        firsts = by_code[starts].tolist()
+        return {stems[c]: tokens[a:b] for c, a, b in zip(firsts, starts, ends, strict=True)}
+
+    @functools.cached_property
+    def token_sentence(self) -> NDArray[np.int64]:
+        """The linkable sentence (number of :attr:`ranges`) of each token, -1 outside them."""
+        out = np.full(len(self.tokens), -1, np.int64)
         for number, (_, _, _, lo, hi) in enumerate(self.ranges):
-            for i in range(lo, hi):
-                out[self.stems[i]].append((i, number))
+            out[lo:hi] = number
         return out
 
     @functools.cached_property
@@ -183,6 +199,7 @@ _DERIVED = (
     "content_words",
     "stem_codes",
     "stem_positions",
+    "token_sentence",
     "name_hit_memo",
 )
 """The cached properties of :class:`SourceText`, all computed from its text."""
@@ -298,9 +315,11 @@ def name_hits(src: SourceText, target: TargetProfile) -> list[tuple[int, int, in
 def _name_hits(src: SourceText, target: TargetProfile) -> list[tuple[int, int, int, str]]:
     """:func:`name_hits`, looked up from the source's stem positions."""
     hits: list[tuple[int, int, int, str]] = []
+    sentence_of = src.token_sentence
     for key, kind in target.keys.items():
         n = len(key)
-        for i, number in src.stem_positions.get(key[0], ()):
+        for i in src.stem_positions.get(key[0], ()):
+            number = int(sentence_of[i])
             if i + n <= src.ranges[number][4] and tuple(src.stems[i : i + n]) == key:
                 hits.append((number, i, -n, kind))
     return hits

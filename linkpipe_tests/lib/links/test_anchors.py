@@ -108,7 +108,8 @@ def test_release_drops_what_the_text_gives_and_computes_it_again_the_same():
         codes, numbers = src.stem_codes
         memo = "name_hit_memo"  # filled as names are looked up: see the test below
         values = {name: getattr(src, name) for name in anchors._DERIVED if name != memo}
-        return values | {"stem_codes": (codes, numbers.tolist())}
+        arrays = {"stem_codes": (codes, numbers.tolist())}
+        return values | arrays | {"token_sentence": src.token_sentence.tolist()}
 
     cached = {n for n, v in vars(SourceText).items() if isinstance(v, functools.cached_property)}
     assert cached == set(anchors._DERIVED)
@@ -119,6 +120,21 @@ def test_release_drops_what_the_text_gives_and_computes_it_again_the_same():
     assert not cached & set(vars(src))
     assert derived(src) == before and len(src.tokens) > 30
     assert place_anchor(src, target) == placed
+
+
+def test_stem_positions_are_each_stems_tokens_in_the_linkable_sentences():
+    """Grouped over arrays, they are what a walk over the linkable sentences' tokens gives:
+    each stem's tokens in order, each token's sentence number, nothing outside them."""
+    src = source()
+    walked: dict[str, list[int]] = {}
+    sentence = [-1] * len(src.tokens)
+    for number, (_, _, _, lo, hi) in enumerate(src.ranges):
+        for i in range(lo, hi):
+            walked.setdefault(src.stems[i], []).append(i)
+            sentence[i] = number
+    assert src.stem_positions == walked and src.token_sentence.tolist() == sentence
+    assert len(src.ranges) > 1 and -1 in sentence  # a heading's words are outside
+    assert all(type(i) is int for tokens in src.stem_positions.values() for i in tokens)
 
 
 def test_never_inside_a_pre_block_but_in_a_quotation():
