@@ -131,16 +131,6 @@ def resolve_map(pages: Iterable[PageRow], max_hops: int = 10) -> dict[str, str]:
 
 
 def pagerank(
-    n: int, edges: list[tuple[int, int]], damping: float = 0.85, tol: float = 1e-10
-) -> NDArray[np.float64]:
-    """PageRank over unique directed edges given as (source, target) pairs (see
-    :func:`pagerank_arrays`)."""
-    src = np.array([s for s, _ in edges], dtype=np.int64)
-    dst = np.array([t for _, t in edges], dtype=np.int64)
-    return pagerank_arrays(n, src, dst, damping, tol)
-
-
-def pagerank_arrays(
     n: int,
     src: NDArray[np.int64],
     dst: NDArray[np.int64],
@@ -208,9 +198,8 @@ def resolved_edges(
         pl.col("source_url").replace(resolved).alias("resolved_source"),
         pl.col("target_url").replace(resolved).alias("resolved_url"),
     )
-    crawled = pl.col("resolved_url").is_in(known.implode()) | pl.col("target_url").is_in(
-        known.implode()
-    )
+    urls = known.implode()
+    crawled = pl.col("resolved_url").is_in(urls) | pl.col("target_url").is_in(urls)
     frame = frame.filter((pl.col("resolved_url") != pl.col("resolved_source")) & crawled)
     position = pl.col("position")
     return frame.select(
@@ -307,4 +296,4 @@ def _depths_and_ranks(
     depth = click_depths(start_id, len(urls), src, dst)[: len(nodes)]
     n = len(nodes)
     inside = (src < n) & (dst < n)
-    return depth, pagerank_arrays(n, src[inside], dst[inside])
+    return depth, pagerank(n, src[inside], dst[inside])

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pytest
 
 from linkpipe.lib.links.graph import pagerank
@@ -144,8 +145,8 @@ def test_one_accepted_link_fixes_the_orphan_and_lifts_the_deep_page(tmp_path):
     assert [rows[u]["links_added"] for u in PAGES[:5]] == [0] * 5
 
     # the nofollow navigation link D -> Home is not followed: PageRank sees the chain only
-    expected_before = pagerank(6, EDGES_BEFORE).tolist()
-    expected_after = pagerank(6, EDGES_AFTER).tolist()
+    expected_before = pagerank(6, *np.array(EDGES_BEFORE).T).tolist()
+    expected_after = pagerank(6, *np.array(EDGES_AFTER).T).tolist()
     assert [rows[u]["pagerank_before"] for u in PAGES] == expected_before
     assert [rows[u]["pagerank_after"] for u in PAGES] == pytest.approx(expected_after, abs=1e-15)
     for u in PAGES:
