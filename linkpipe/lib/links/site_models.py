@@ -15,7 +15,7 @@ fitted, or (``fitted``) those of an earlier crawl kept and only the pages' rows 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -24,6 +24,7 @@ from scipy import sparse
 
 from linkpipe.lib.links.anchors import STOP_STEMS, target_phrases
 from linkpipe.lib.processes import ordered_map
+from linkpipe.lib.text.key_pages import rows_with_keys
 from linkpipe.lib.text.lexical import phrase_key
 from linkpipe.lib.text.lexical_index import IndexSettings, LexicalIndex
 from linkpipe.lib.text.mentions import Key, MentionIndex
@@ -31,7 +32,7 @@ from linkpipe.lib.text.page_pass import (
     BATCH_PAGES,
     PassPage,
     batched,
-    count_pages,
+    count_names,
     page_pass,
     pass_workers,
 )
@@ -153,6 +154,12 @@ def build_site_models(
     return SiteModels(tfidf, mentions, LexicalIndex(tfidf.matrix, settings))
 
 
+TextsOf = Callable[[list[str]], list[tuple[SitePage, set[str]]]]
+"""The given pages of the crawl with their main text and content links."""
+
+RECOUNT_SHARE = 0.25  # more unchanged pages to read for new names: every page is counted again
+
+
 def update_site_models(
     previous: SiteModels,
     pages: list[SitePage],
@@ -160,25 +167,62 @@ def update_site_models(
     after: Iterable[tuple[SitePage, set[str]]],
     known_anchors: dict[str, list[str]],
     settings: IndexSettings | None = None,
-) -> SiteModels | None:
+    texts_of: TextsOf | None = None,
+) -> Updated | None:
     """``previous`` (a crawl's models, whose TF-IDF statistics this crawl keeps) brought to this
     crawl's ``pages``: ``before``, the pages that changed or went as the previous crawl had them
     (with main text and content links), are counted out of the name dictionary; ``after``, the
     pages that changed or came (likewise), are counted in and get new rows; every other page
-    keeps its row. The same models as :func:`build_site_models` with the kept statistics; None
-    when the site's names changed (every page must then be counted again)."""
-    mentions = previous.mentions
-    if site_names(pages, known_anchors).targets != mentions.targets:
-        return None
+    keeps its row. Names that are new or name other pages than before are counted again on
+    the pages that may hold them (:mod:`~linkpipe.lib.text.key_pages`), read with
+    ``texts_of``. The same models as :func:`build_site_models` with the kept statistics; None
+    when too many pages would be read for the new names (every page is then counted)."""
+    names = site_names(pages, known_anchors)
+    recount = previous.mentions.recount_for(names)
     went, came = list(before), list(after)
-    gone = list(_pass_pages([p for p, _ in went], {p.url: linked for p, linked in went}))
-    mentions.add(count_pages(gone, mentions).mentions, sign=-1)
+    changed = {p.url for p, _ in went} | {p.url for p, _ in came}
+    holding = _may_hold(previous.tfidf, recount, changed, len(pages))
+    if holding is None or (holding and texts_of is None):
+        return None
+    mentions = previous.mentions.carried_to(names, recount)
+    counted = mentions.only(set(mentions.targets) - recount) if recount else mentions
+    gone = _pass_pages([p for p, _ in went], {p.url: linked for p, linked in went})
+    mentions.add(count_names(gone, counted), sign=-1)
     links = {p.url: linked for p, linked in came}
     joiner = CountsJoiner([str(t) for t in previous.tfidf.terms])
     page_pass(_pass_pages([p for p, _ in came], links), mentions, joiner, len(came))
+    if holding and texts_of is not None:
+        read = texts_of(holding)
+        unchanged = _pass_pages([p for p, _ in read], {p.url: linked for p, linked in read})
+        mentions.add(count_names(unchanged, mentions.only(recount)))
     fresh = transform_counts(joiner, previous.tfidf)
     tfidf = merge_rows(previous.tfidf, fresh, [p.url for p in pages])
-    return SiteModels(tfidf, mentions, LexicalIndex(tfidf.matrix, settings))
+    models = SiteModels(tfidf, mentions, LexicalIndex(tfidf.matrix, settings))
+    return Updated(models, len(recount), len(holding))
+
+
+class Updated(NamedTuple):
+    """Models brought to a crawl by :func:`update_site_models`, with the names it counted
+    again and the unchanged pages it read for them."""
+
+    models: SiteModels
+    names_recounted: int
+    pages_reread: int
+
+
+def _may_hold(
+    previous: TfidfModel, recount: set[Key], changed: set[str], n_pages: int
+) -> list[str] | None:
+    """The unchanged pages (in ``previous``, not in ``changed``) that may hold one of the
+    names ``recount``, in URL order; None when they are more than :data:`RECOUNT_SHARE` of
+    the ``n_pages``."""
+    if not recount:
+        return []
+    rows = rows_with_keys(previous.matrix, previous.column_of, recount)
+    if rows is None:
+        return None
+    urls = sorted(u for u in (previous.urls[r] for r in rows.tolist()) if u not in changed)
+    return urls if len(urls) <= RECOUNT_SHARE * max(1, n_pages) else None
 
 
 def model_tables(models: SiteModels, urls: Sequence[str] | None = None) -> dict[str, pl.DataFrame]:

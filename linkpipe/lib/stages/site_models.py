@@ -12,7 +12,10 @@ the crawl they were fitted on (:func:`kept_fit`). An unchanged page then keeps i
 few edits leave every other page's weights as they were, so candidate shards can keep the rows
 of sources whose neighbourhood did not change. Such a crawl updates the previous crawl's models
 (:func:`updated_models`): only the pages whose text or content links changed, came or went are
-counted again and get new rows, unless the site's names changed (then every page is counted).
+counted again and get new rows; names that are new or name other pages than before (a page
+came, a title changed) are counted again on the unchanged pages that may hold them, found by
+their TF-IDF rows (:mod:`~linkpipe.lib.text.key_pages`). Every page is counted again only
+when those are more than a quarter of the site.
 """
 
 from __future__ import annotations
@@ -122,11 +125,14 @@ def kept_fit(db_path: str | Path, crawl_id: str) -> KeptFit | None:
 
 @dataclass(frozen=True)
 class Updated:
-    """Models brought from ``previous`` to this crawl by the pages in ``changed``."""
+    """Models brought from ``previous`` to this crawl by the pages in ``changed``, with the
+    names counted again and the unchanged pages read for them."""
 
     models: SiteModels
     previous: str
     changed: frozenset[str]
+    names_recounted: int = 0
+    pages_reread: int = 0
 
 
 def updated_models(
@@ -137,8 +143,9 @@ def updated_models(
     settings: IndexSettings | None,
 ) -> Updated | None:
     """The previous crawl's models brought to this crawl by the pages whose title, H1, main
-    text or content links changed, came or went (:func:`update_site_models`); None when the
-    site's names changed."""
+    text or content links changed, came or went (:func:`update_site_models`; names that are
+    new or name other pages counted again on the pages that may hold them); None when too
+    many pages would be read for them."""
     previous = load_site_models(db_path, kept.previous)
     with open_db(db_path) as con:
         hashes = fetch_dicts(con, "read/select_page_text_hashes", [crawl_id, kept.previous])
@@ -152,15 +159,23 @@ def updated_models(
             links_before[r["source_url"]].add(r["resolved_url"])
     before = _texts_of(db_path, kept.previous, changed)
     after = _texts_of(db_path, crawl_id, changed)
-    models = update_site_models(
+
+    def texts_of(urls: list[str]) -> list[tuple[SitePage, set[str]]]:
+        return [(p, links.content.get(p.url, set())) for p in _texts_of(db_path, crawl_id, urls)]
+
+    update = update_site_models(
         previous,
         site_pages(db_path, crawl_id),
         [(p, links_before.get(p.url, set())) for p in before],
         [(p, links.content.get(p.url, set())) for p in after],
         links.anchors,
         settings,
+        texts_of,
     )
-    return None if models is None else Updated(models, kept.previous, frozenset(changed))
+    if update is None:
+        return None
+    models, recounted, reread = update
+    return Updated(models, kept.previous, frozenset(changed), recounted, reread)
 
 
 def _texts_of(db_path: str | Path, crawl_id: str, urls: list[str]) -> list[SitePage]:
@@ -225,8 +240,10 @@ def materialize_site_models(
     names = tables["site_names"].sort("mentioned_by", descending=True)
     shown = preview(names, ["phrase", "target_url", "mentioned_by", "linked_by"])
     meta: dict[str, Any] = {"copied_from": "", "page_rows_kept": 0, "updated_from": ""}
-    if kept_rows is not None:
+    meta |= {"names_recounted": 0, "pages_reread": 0}
+    if kept_rows is not None and updated is not None:
         meta |= {"page_rows_kept": len(kept_rows.keys), "updated_from": kept_rows.from_crawl_id}
+        meta |= {"names_recounted": updated.names_recounted, "pages_reread": updated.pages_reread}
     return StageResult(written, shown, summary | meta)
 
 

@@ -16,7 +16,7 @@ several) so that names nobody links yet still count a little.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 
 import polars as pl
@@ -183,6 +183,49 @@ class MentionIndex:
                 index.self_mentions.add((key, url))
         index._named.clear()
         return index
+
+    @classmethod
+    def of_targets(
+        cls, targets: Mapping[Key, Mapping[str, tuple[str, str]]], config: MentionConfig
+    ) -> MentionIndex:
+        """An index of the names ``targets`` (key -> target URL -> (phrase, kind)), not
+        counted: what the names of a set of keys of another index are counted with."""
+        index = cls({}, (), {}, config=config)
+        for key, named in targets.items():
+            index.targets[key] = dict(named)
+            index._index_key(key)
+        return index
+
+    def only(self, keys: Set[Key]) -> MentionIndex:
+        """This index's names of ``keys`` alone, not counted (:meth:`counts_in` with it counts
+        what this index would count for those keys, and nothing else)."""
+        kept = {key: named for key, named in self.targets.items() if key in keys}
+        return MentionIndex.of_targets(kept, self.config)
+
+    def carried_to(self, names: MentionIndex, recount: Set[Key]) -> MentionIndex:
+        """``names`` (another crawl's names, not counted) with this index's counts of every key
+        but ``recount`` (keys this index lacks or names other pages with: to count again)."""
+        out = MentionIndex.of_targets(names.targets, names.config)
+        for key, named in out.targets.items():
+            if key in recount:
+                continue
+            if mentioned := self.mentioned_by.get(key, 0):
+                out.mentioned_by[key] = mentioned
+            for url in named:
+                if linked := self.linked_by.get((key, url), 0):
+                    out.linked_by[(key, url)] = linked
+                if (key, url) in self.self_mentions:
+                    out.self_mentions.add((key, url))
+        return out
+
+    def recount_for(self, names: MentionIndex) -> set[Key]:
+        """The keys of ``names`` whose counts this index cannot give: keys it lacks, and keys
+        that name other pages here (a target's links are counted by target)."""
+        return {
+            key
+            for key, named in names.targets.items()
+            if key not in self.targets or self.targets[key].keys() != named.keys()
+        }
 
     def frame(self) -> pl.DataFrame:
         """One row per (name, target): the ``site_names`` columns (name key: its stems joined

@@ -88,6 +88,15 @@ def count_pages(pages: Sequence[PassPage], names: MentionIndex) -> PassBatch:
     return PassBatch(count_batch(documents()), mentions)
 
 
+def count_names(pages: Iterable[PassPage], names: MentionIndex) -> MentionCounts:
+    """The name counts of ``pages`` alone (no terms counted)."""
+    mentions = MentionCounts()
+    for page in pages:
+        stems = [s for s, _ in _words(page.main_text)]
+        names.counts_in(page.url, stems, set(page.linked), mentions)
+    return mentions
+
+
 def page_pass(
     pages: Iterable[PassPage],
     names: MentionIndex,

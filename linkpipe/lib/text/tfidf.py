@@ -12,6 +12,7 @@ a few edits do not move every weight of the site.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -53,6 +54,11 @@ class TfidfModel:
         self.row_of = {u: i for i, u in enumerate(self.urls)}
         self.fit_pages = self.fit_pages or len(self.urls)
         self.numeric = np.array([str(t)[:1].isdigit() for t in self.terms], dtype=bool)
+
+    @functools.cached_property
+    def column_of(self) -> dict[str, int]:
+        """Each weighed stem's column of :attr:`matrix`."""
+        return {str(t): i for i, t in enumerate(self.terms)}
 
     def top_terms(self, row: int, limit: int = 30) -> dict[str, float]:
         """The ``limit`` highest-weighted stems of a page (numbers left out), weights scaled to

@@ -122,3 +122,71 @@ def test_models_built_in_worker_processes_equal_those_of_one_process(monkeypatch
     assert sum(parallel.mentions.linked_by.values()) > 0
     assert parallel.tfidf.urls == serial.tfidf.urls
     assert (parallel.tfidf.matrix != serial.tfidf.matrix).nnz == 0
+
+
+def _site(texts: list[str]) -> list[SitePage]:
+    """Pages named by words of their own text (so that other pages mention the names)."""
+    return [
+        SitePage(f"/p{i:03}", " ".join(t.split()[:2]), "", "", t) for i, t in enumerate(texts)
+    ]
+
+
+def _update(
+    previous: list[SitePage], now: list[SitePage], links: dict, anchors: dict, changed: set[str]
+) -> tuple[site_models.Updated | None, list[str]]:
+    """The models of ``previous`` brought to ``now`` (``changed``: the URLs whose text, name
+    or links differ), and the unchanged pages it read."""
+    built = build_site_models(previous, previous, links, anchors)
+    old = {p.url: p for p in previous}
+    new = {p.url: p for p in now}
+    read: list[str] = []
+
+    def texts_of(urls: list[str]) -> list[tuple[SitePage, set[str]]]:
+        read.extend(urls)
+        return [(new[u], links.get(u, set())) for u in urls]
+
+    update = site_models.update_site_models(
+        built,
+        now,
+        [(old[u], links.get(u, set())) for u in sorted(changed) if u in old],
+        [(new[u], links.get(u, set())) for u in sorted(changed) if u in new],
+        anchors,
+        texts_of=texts_of,
+    )
+    return update, read
+
+
+def test_an_update_whose_names_changed_equals_a_build_with_the_kept_statistics() -> None:
+    texts = zipf_corpus(300, seed=9)
+    before = _site(texts)
+    links = {p.url: {f"/p{(i * 7) % 300:03}"} for i, p in enumerate(before)}
+    anchors = {"/p001": ["w0x w1x guide"]}
+    now = [p for p in before if p.url != "/p010"]  # a page went
+    words = texts[40].split()  # a page came, named by words other pages hold
+    now.append(SitePage("/new", " ".join(words[5:7]), "", "", texts[40][::-1]))
+    now[3] = SitePage(now[3].url, "Renamed " + " ".join(words[9:11]), "", "", now[3].main_text)
+    now[4] = SitePage(now[4].url, now[4].title, "", "", now[4].main_text + " " + words[5])
+    changed = {"/p010", "/new", now[3].url, now[4].url}
+    now.sort(key=lambda p: p.url)
+    update, read = _update(before, now, links, anchors, changed)
+    fitted = build_site_models(before, before, links, anchors).tfidf
+    rebuilt = build_site_models(now, now, links, anchors, fitted=fitted)
+    assert update is not None and update.names_recounted > 0
+    assert 0 < update.pages_reread == len(read) < len(now) // 2
+    assert not set(read) & changed  # the changed pages are counted as they are, once
+    got = update.models
+    assert got.mentions.frame().sort(["name_key", "target_url"]).equals(
+        rebuilt.mentions.frame().sort(["name_key", "target_url"])
+    )
+    assert got.mentions.mentioned_by[phrase_key(" ".join(words[5:7]))] > 1
+    assert got.tfidf.urls == rebuilt.tfidf.urls
+    assert (got.tfidf.matrix != rebuilt.tfidf.matrix).nnz == 0
+
+
+def test_a_new_name_any_page_may_hold_counts_every_page_again() -> None:
+    texts = zipf_corpus(200, seed=4)
+    before = _site(texts)
+    now = [*before[:-1], SitePage(before[-1].url, "w0x", "", "", before[-1].main_text)]
+    # "w0x" is in most pages: not weighed, so any page may hold it
+    update, read = _update(before, now, {}, {}, {before[-1].url})
+    assert update is None and read == []

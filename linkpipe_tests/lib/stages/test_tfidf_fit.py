@@ -160,15 +160,47 @@ def test_an_unchanged_refresh_copies_the_models_of_its_fit(fitted_db, tmp_path):
     assert _rows(db, "SELECT fitted_in FROM site_models WHERE crawl_id = 'c2'") == [("c1",)]
 
 
-def test_a_refresh_whose_names_changed_counts_every_page_again(fitted_db, tmp_path):
+def _rename(db, crawl_id: str, title: str) -> str:
+    """Give the first summarised page of the crawl another title; its URL."""
+    with open_db(db) as con:
+        url = con.execute(
+            "SELECT min(url) FROM page_summaries WHERE crawl_id = ? AND summary <> ''",
+            [crawl_id],
+        ).fetchone()[0]
+        con.execute(
+            "UPDATE page_summaries SET title = ? WHERE crawl_id = ? AND url = ?",
+            [title, crawl_id, url],
+        )
+    return url
+
+
+def test_a_refresh_whose_names_changed_counts_them_on_the_pages_that_may_hold_them(
+    fitted_db, tmp_path
+):
     db = shutil.copy(fitted_db, tmp_path / "n.duckdb")
     _next_crawl(db, "c1", "c2", 0)
-    with open_db(db) as con:  # a page is renamed: every page may mention its new name
-        con.execute(
-            "UPDATE page_summaries SET title = 'Quokka ledger guide' WHERE crawl_id = 'c2' "
-            "AND url = (SELECT min(url) FROM page_summaries WHERE crawl_id = 'c2')"
-        )
+    # a page is renamed after words another page holds: those pages are read for the name
+    text = _rows(db, "SELECT main_text FROM page_summaries WHERE crawl_id = 'c2' "
+                 "AND main_text ILIKE '%internal link%' ORDER BY url LIMIT 1")[0][0]  # fmt: skip
+    assert "internal link" in text.lower()
+    _rename(db, "c2", "Internal links")
+    result = materialize_site_models(db, "c2")
+    assert result.meta["fitted_in"] == "c1" and result.meta["updated_from"] == "c1"
+    assert result.meta["names_recounted"] >= 1
+    assert 0 < result.meta["pages_reread"] < _pages(db, "c2") // 2
+    updated = _models(db, "c2")
+    rebuilt = materialize_site_models(db, "c2", reuse=False)
+    assert rebuilt.meta["updated_from"] == "" and _models(db, "c2") == updated
+    mentioned = _rows(db, "SELECT mentioned_by FROM site_names WHERE crawl_id = 'c2' AND "
+                      "name_key = 'internal link'")  # fmt: skip
+    assert mentioned and mentioned[0][0] > 1
+
+
+def test_a_refresh_with_a_name_of_new_words_counts_every_page_again(fitted_db, tmp_path):
+    db = shutil.copy(fitted_db, tmp_path / "q.duckdb")
+    _next_crawl(db, "c1", "c2", 0)
+    _rename(db, "c2", "Quokka zebroid")  # words the kept vocabulary lacks: any page may hold them
     result = materialize_site_models(db, "c2")
     assert result.meta["fitted_in"] == "c1" and result.meta["updated_from"] == ""
     assert _rows(db, "SELECT count(*) FROM site_names WHERE crawl_id = 'c2' AND "
-                 "name_key = 'quokka ledger guid'") == [(1,)]  # fmt: skip
+                 "name_key = 'quokka zebroid'") == [(1,)]  # fmt: skip
