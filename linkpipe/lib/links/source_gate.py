@@ -6,18 +6,21 @@ shard first asks, right after the batch's index search, whether anything the dig
 can differ from the previous crawl's. A source is *quiet* when:
 
 * its *gate digest* is the one the previous crawl stored: the row digest's salt (code,
-  model, settings, TF-IDF statistics, ubiquitous words) with the digest of the site's set of
-  name keys, its text, its page facts, the embedding hits retrieval reads (up to the k-th
+  model, settings, TF-IDF statistics, ubiquitous words) with its text, its page facts, the
+  embedding hits retrieval reads (up to the k-th
   unlinked one, with whether each is a page of the site and reaches the minimum similarity;
   all of them when there are fewer), the TF-IDF neighbours it links (in order) and what the
   name index and the other TF-IDF neighbours add (the best name of each target its text
   names, which targets have a vector, the first unlinked TF-IDF neighbours and the
   strongest names, in order): what retrieval reads of the TF-IDF neighbours, so that an
   edited page moving among a source's unread ones does not stop the source. The names are
-  looked up from the keys stored with the source, so its text is not tokenised: valid while
-  the site's set of name keys is the same (part of the digest). A source whose gate digest
-  is the stored one keeps its stored keys when the gate stops it for one of the reasons
-  below (its text and the site's names are those of the digest);
+  looked up from the name keys stored with the source (those its text held as the previous
+  crawl's names went), so its text is not tokenised: when the site's names changed, the
+  keys gone are dropped from them, and only the sources that may hold an added key (their
+  TF-IDF rows weigh its words, :class:`NameChanges`) are tokenised. Those keys are the
+  text's as this crawl's names go whenever the text is the stored one, which the digest
+  tells. A source whose gate digest is the stored one keeps those keys when the gate stops
+  it for one of the reasons below; a quiet source whose keys changed stores them again;
 * the similarity of each hit read is the stored one, but for touched pages (below): the
   similarities are stored beside the digest (:class:`GateRead`), not in it. A hit's
   similarity is read by its own pair only (its rank is its place in the hits, and which
@@ -59,7 +62,7 @@ from linkpipe.lib.links.retrieval import (
     search,
 )
 from linkpipe.lib.links.site_context import SiteContext
-from linkpipe.lib.text.mentions import Key, Mention
+from linkpipe.lib.text.mentions import Mention
 from linkpipe.lib.vectors.ann import AnnIndex
 
 
@@ -100,6 +103,20 @@ class GateRead:
         return [self.hits[i] for i in np.flatnonzero(now != before).tolist()]
 
 
+@dataclass(frozen=True)
+class NameChanges:
+    """The site's name keys since the previous crawl (stems joined by spaces): ``added``,
+    ``removed``, and ``reach``: the sources that may hold an added key (found by their TF-IDF
+    rows, :mod:`~linkpipe.lib.text.key_pages`; a source not in it holds none)."""
+
+    added: frozenset[str] = frozenset()
+    removed: frozenset[str] = frozenset()
+    reach: frozenset[str] = frozenset()
+
+
+NO_NAME_CHANGES = NameChanges()
+
+
 @dataclass
 class SourceGate:
     """The previous crawl's gate digests, name keys and targets by source, and the site's
@@ -113,9 +130,26 @@ class SourceGate:
     targets: Mapping[str, Set[str]] = field(default_factory=dict)
     sims: Mapping[str, bytes] = field(default_factory=dict)  # source -> its hits' similarities
     open: bool = True
+    names: NameChanges = NO_NAME_CHANGES
     quiet: list[str] = field(default_factory=list)  # sources let through so far
     computed: dict[str, Computed] = field(default_factory=dict)  # the others'
     touched: dict[str, frozenset[str]] = field(default_factory=dict)  # see :meth:`passes`
+    rekeyed: dict[str, Computed] = field(default_factory=dict)  # see :meth:`known_keys`
+
+    def known_keys(self, source: str, site: SiteContext, src: SourceText) -> list[str] | None:
+        """The name keys the source's text holds as this crawl's names go, if its text is the
+        one its keys were stored for (the gate digest tells): those stored less the names
+        gone, or (when it may hold an added name, see :class:`NameChanges`) looked up from its
+        words; None when none are stored. A quiet source whose keys are not those stored is
+        remembered in :attr:`rekeyed` (its stored row is written again with them)."""
+        stored = self.keys.get(source) if self.open else None
+        if stored is None:
+            return None
+        if source in self.names.reach:
+            return name_keys(site, src)
+        if not self.names.removed:
+            return stored
+        return [k for k in stored if k not in self.names.removed]
 
     def passes(self, source: str, read: GateRead) -> bool:
         """Whether the source is quiet (see the module): remembered in :attr:`quiet`. A
@@ -155,22 +189,42 @@ def retrieve_ungated(
         if src is None:
             out.append(gather(site, found, qi, {}, ann, limits))
             continue
-        before = gate.keys.get(source) if gate.open else None
-        if before is not None:
-            named = named_by_keys(site, source, before)
-            read = _digest(gate, site, found, qi, src, pages, named, ann)
-            if gate.passes(source, read):
-                continue
-        if before is not None and gate.digests.get(source) == read.digest:
-            keys = before  # same text, same site names (both in the digest): same keys
-        else:
-            keys = name_keys(site, src)
-        if keys != before:  # the names looked up and digested above are not its text's
-            named = named_by_keys(site, source, keys)
-            read = _digest(gate, site, found, qi, src, pages, named, ann)
+        through = _through_gate(gate, site, found, qi, src, pages, ann)
+        if through is None:
+            continue
+        keys, named, read = through
         gate.computed[source] = Computed(read.digest, keys, read.sims)
         out.append(gather(site, found, qi, named, ann, limits))
     return out
+
+
+def _through_gate(
+    gate: SourceGate,
+    site: SiteContext,
+    found: Searched,
+    qi: int,
+    src: SourceText,
+    pages: Mapping[str, str],
+    ann: AnnIndex,
+) -> tuple[list[str], dict[str, Mention], GateRead] | None:
+    """None when the ``qi``-th source of the search is quiet (then in ``gate.quiet``); else
+    the name keys its text holds, the targets they name and what the gate read of it."""
+    source = found.sources[qi]
+    known = gate.known_keys(source, site, src)
+    if known is not None:
+        named = named_by_keys(site, source, known)
+        read = _digest(gate, site, found, qi, src, pages, named, ann)
+        if gate.passes(source, read):
+            if known != gate.keys.get(source):
+                gate.rekeyed[source] = Computed(read.digest, known, read.sims)
+            return None
+        if gate.digests.get(source) == read.digest:
+            return known, named, read  # the text its keys were stored for
+    keys = name_keys(site, src)
+    if keys != known:  # the names looked up and digested above are not its text's
+        named = named_by_keys(site, source, keys)
+        read = _digest(gate, site, found, qi, src, pages, named, ann)
+    return keys, named, read
 
 
 def _digest(
@@ -197,11 +251,6 @@ def named_by_keys(site: SiteContext, source: str, keys: Iterable[str]) -> dict[s
 def name_keys(site: SiteContext, src: SourceText) -> list[str]:
     """The name keys the source's text holds, as stored (stems joined by spaces), sorted."""
     return sorted(" ".join(key) for key in site.mentions.keys_in(src.stems))
-
-
-def keys_digest(keys: Iterable[Key]) -> str:
-    """Digest of a set of name keys (the site's), whatever their order."""
-    return hashlib.sha1("\n".join(sorted(" ".join(k) for k in keys)).encode()).hexdigest()
 
 
 def gate_digest(

@@ -31,7 +31,6 @@ from linkpipe.lib.links.source_gate import (
     Computed,
     SiteChanges,
     SourceGate,
-    keys_digest,
     retrieve_ungated,
 )
 from linkpipe.lib.links.source_reuse import SourceReuse
@@ -41,6 +40,7 @@ from linkpipe.lib.stages.candidate_context import site_context
 from linkpipe.lib.stages.candidate_previous import (
     NO_PREVIOUS,
     PreviousShard,
+    name_changes,
     page_digests,
     previous_shard,
     site_changes,
@@ -121,7 +121,7 @@ def materialize_candidate_pairs(
     settings = f"{model}|{known.semantic}|{k}|{config}|{terms}|{site.ubiquitous_digest}"
     sources = SourceReuse(settings, pages, previous.digests, previous.pairs)
     with open_db(db_path) as con:
-        gate = _source_gate(con, crawl_id, previous, sources, site, CandidateLimits(k=k))
+        gate = _source_gate(con, crawl_id, previous, sources, site, texts, k)
     parses = ParseCache(db_path)
     with spill_folder(db_path) as folder:
         rows = ShardRows(sources, SpilledFrames(folder, f"candidates-{shard}"))
@@ -136,7 +136,8 @@ def materialize_candidate_pairs(
     meta = {"anchor_mode": "names", "sources": len(texts), "pairs": written["candidate_pairs"]}
     meta |= {"sources_copied": len(sources.kept) + len(gate.quiet)}
     meta |= {"sources_quiet": len(gate.quiet), "pairs_copied": len(sources.kept_pairs)}
-    meta |= {"sources_gated_by_pair": len(gate.touched)}
+    meta |= {"sources_gated_by_pair": len(gate.touched), "sources_rekeyed": len(gate.rekeyed)}
+    meta |= {"names_added": len(gate.names.added), "names_reach": len(gate.names.reach)}
     meta |= {"copied_from": ""}
     meta |= {"anchors_reused": known.reused, "reused_from": previous.crawl_id or ""}
     meta |= {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
@@ -159,17 +160,19 @@ def _source_gate(
     previous: PreviousShard,
     sources: SourceReuse,
     site: SiteContext,
-    limits: CandidateLimits,
+    texts: Mapping[str, SourceText],
+    k: int,
 ) -> SourceGate:
-    """The shard's :class:`SourceGate`: the row digests' salt with the site's name keys, the
-    previous crawl's gate digests, name keys and targets, and what changed since (closed,
-    computing digests only, without a previous crawl)."""
-    salt = f"{sources.salt}|names:{keys_digest(site.mentions.targets)}"
+    """The shard's :class:`SourceGate`: the row digests' salt, the previous crawl's gate
+    digests, name keys and targets, and what changed since, the site's names included
+    (closed, computing digests only, without a previous crawl)."""
+    limits = CandidateLimits(k=k)
     if previous.crawl_id is None:
-        return SourceGate(salt, SiteChanges(frozenset(), frozenset()), limits, open=False)
+        return SourceGate(sources.salt, SiteChanges(frozenset(), frozenset()), limits, open=False)
     changes = site_changes(con, crawl_id, previous.crawl_id, sources.pages, site.mentions.config)
+    names = name_changes(con, crawl_id, previous.crawl_id, site.models.tfidf, texts)
     stored = (previous.gates, previous.keys, previous.targets, previous.sims)
-    return SourceGate(salt, changes, limits, *stored)
+    return SourceGate(sources.salt, changes, limits, *stored, names=names)
 
 
 def _shard_tables(
@@ -178,6 +181,7 @@ def _shard_tables(
     """The computed rows of a shard (with their pair digests), its inputs digest and the row
     digest, gate digest and name keys of each source retrieved."""
     digests = [_source_row(s, d, gate.computed.get(s)) for s, d in sources.digests.items()]
+    digests += [_source_row(s, sources.previous[s], c) for s, c in gate.rekeyed.items()]
     return {
         "candidate_pairs": iter(rows.frames),  # read back frame by frame
         "candidate_inputs": [{"digest": digest}],
@@ -213,7 +217,9 @@ def _copied_sources(
             CopiedRows(previous, [*sources.kept, *gate.quiet], "source_url"),
             CopiedRows(previous, sources.kept_pairs, "pair_digest"),
         ],
-        "candidate_sources": [CopiedRows(previous, gate.quiet, "source_url")],
+        "candidate_sources": [
+            CopiedRows(previous, [s for s in gate.quiet if s not in gate.rekeyed], "source_url")
+        ],
     }
 
 

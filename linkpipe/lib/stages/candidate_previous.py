@@ -12,12 +12,15 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from linkpipe.lib.links.anchors import AnchorChoice
+from linkpipe.lib.links.anchors import AnchorChoice, SourceText
 from linkpipe.lib.links.rows import StoredPlacements
 from linkpipe.lib.links.site_context import SINGLE_WORD_ANCHOR_PROBABILITY
-from linkpipe.lib.links.source_gate import SiteChanges
+from linkpipe.lib.links.site_models import MAX_TEXT_CHARS
+from linkpipe.lib.links.source_gate import NameChanges, SiteChanges
 from linkpipe.lib.storage import fetch_dicts, load_sql
+from linkpipe.lib.text.key_pages import rows_with_keys
 from linkpipe.lib.text.mentions import MentionConfig
+from linkpipe.lib.text.tfidf import TfidfModel
 
 
 @dataclass(frozen=True)
@@ -92,3 +95,33 @@ def site_changes(
     rows = fetch_dicts(con, single, [*params, SINGLE_WORD_ANCHOR_PROBABILITY])
     named = {r["target_url"] for r in rows}
     return SiteChanges(frozenset(changed | relinked | named), frozenset(relinked))
+
+
+def name_changes(
+    con: duckdb.DuckDBPyConnection,
+    crawl_id: str,
+    previous: str,
+    tfidf: TfidfModel,
+    texts: Mapping[str, SourceText],
+) -> NameChanges:
+    """The name keys added and removed since ``previous`` (:class:`NameChanges`), and the
+    shard's sources (``texts``) that may hold an added one: those whose TF-IDF row (this
+    crawl's ``tfidf``) weighs its sure stems, those without a row and those whose main text
+    is longer than the rows read (every source when an added key has no sure stem)."""
+    rows = fetch_dicts(con, "read/select_name_key_changes", [crawl_id, previous])
+    added = frozenset(r["name_key"] for r in rows if r["change"] == "added")
+    removed = frozenset(r["name_key"] for r in rows if r["change"] == "removed")
+    if not added:
+        return NameChanges(added, removed)
+    found = rows_with_keys(tfidf.matrix, tfidf.column_of, [tuple(k.split(" ")) for k in added])
+    if found is None:
+        return NameChanges(added, removed, frozenset(texts))
+    holding = set(found.tolist())
+    reach = {
+        url
+        for url, src in texts.items()
+        if tfidf.row_of.get(url, -1) in holding
+        or url not in tfidf.row_of
+        or len(src.text) > MAX_TEXT_CHARS
+    }
+    return NameChanges(added, removed, frozenset(reach))

@@ -13,6 +13,7 @@ from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.site_models import SitePage
 from linkpipe.lib.links.source_gate import (
     GateRead,
+    NameChanges,
     SiteChanges,
     SourceGate,
     gate_digest,
@@ -203,3 +204,43 @@ def test_an_edited_target_found_by_a_source_stops_its_pair_not_the_source() -> N
         assert found == expected and gate.quiet == []
         # gated: the source's other pairs are copied, only the edited page's is computed
         assert gate.touched == ({"/p0": frozenset({edited})} if gated else {})
+
+
+def test_when_the_sites_names_change_a_source_is_tokenised_only_if_it_may_hold_a_new_one() -> None:
+    limits = CandidateLimits(k=3, min_similarity=-1.0)
+    site = _site({})
+    ann = build_index(site.vectors, [p.url for p in site.pages])
+    pages = {p.url: "facts" for p in site.pages}
+
+    def text() -> SourceText:
+        return SourceText(
+            "Use the raster guide 0 and the vector guide 1.", [(0, 0, 46, "paragraph")]
+        )
+
+    first = SourceGate("salt", SiteChanges(frozenset(), frozenset()), limits, open=False)
+    retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, first, pages)
+    digest, keys, sims = first.computed["/p0"]
+    stored = {"digests": {"/p0": digest}, "targets": {"/p0": set()}, "sims": {"/p0": sims}}
+    none = SiteChanges(frozenset(), frozenset())
+    # a name gone since: dropped from the stored keys, the text is not tokenised, and the
+    # source's stored row is written again with the keys it now holds
+    gone = NameChanges(removed=frozenset({"colour guid 9"}))
+    gate = SourceGate("salt", none, limits, **stored, keys={"/p0": [*keys, "colour guid 9"]},
+                      names=gone)  # fmt: skip
+    src = text()
+    assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == []
+    assert gate.quiet == ["/p0"] and gate.rekeyed == {"/p0": (digest, keys, sims)}
+    assert "tokens" not in src.__dict__
+    # a name added that the source may hold: its words are looked up again
+    added = NameChanges(added=frozenset({"raster guid 0"}), reach=frozenset({"/p0"}))
+    gate = SourceGate("salt", none, limits, **stored, keys={"/p0": keys[1:]}, names=added)
+    src = text()
+    assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == []
+    assert gate.quiet == ["/p0"] and gate.rekeyed == {"/p0": (digest, keys, sims)}
+    assert "tokens" in src.__dict__
+    # one it cannot hold (not in reach): the stored keys stand, untokenised, not rewritten
+    elsewhere = NameChanges(added=frozenset({"curve guid 7"}), reach=frozenset({"/p3"}))
+    gate = SourceGate("salt", none, limits, **stored, keys={"/p0": keys}, names=elsewhere)
+    src = text()
+    assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == []
+    assert gate.quiet == ["/p0"] and gate.rekeyed == {} and "tokens" not in src.__dict__
