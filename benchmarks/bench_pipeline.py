@@ -108,7 +108,7 @@ def bench_mode(
     for name in (FULL, UNCHANGED, EDITED):
         if name == EDITED:
             backup = args.workdir / f"edit-backup-{n_pages}"
-            edited = edit_site(site_root, args.edit, args.seed, round_, backup)
+            edited = edit_site(site_root, args.edit, args.seed, round_, backup, args.renamed)
             print(f"  edited {len(edited)} pages ({args.edit} %)", file=sys.stderr)
         crawl_id = f"{mode}-{name.replace('_', '-')}"
         run = run_scenario_apart if args.fresh_process else run_scenario
@@ -122,6 +122,7 @@ def bench_mode(
         "mode": mode,
         "model": args.model,
         "edit_percent": args.edit,
+        "renamed_share": args.renamed,
         "fresh_process": args.fresh_process,
         "scenarios": scenarios,
         "totals": totals,
@@ -156,6 +157,10 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--mode", choices=["direct", "graph", "both"], default="direct")
     parser.add_argument("--model", default=default_model(), help="e.g. hashing-64 (fast fake)")
     parser.add_argument("--edit", type=float, default=1.0, help="%% of pages edited (default 1)")
+    parser.add_argument(
+        "--renamed", type=float, default=0.0,
+        help="share of the edited pages that also get a new title and H1 (default 0)",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     parser.add_argument("--json", type=Path, default=None, metavar="PATH")

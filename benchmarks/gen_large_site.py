@@ -193,10 +193,17 @@ def _rewrite(inner: str, rng: np.random.Generator) -> str:
 
 
 def edit_site(
-    root: Path, percent: float, seed: int = 1, round_: int = 1, backup: Path | None = None
+    root: Path,
+    percent: float,
+    seed: int = 1,
+    round_: int = 1,
+    backup: Path | None = None,
+    renamed: float = 0.0,
 ) -> list[str]:
     """Rewrite one paragraph of round(N x percent / 100) content pages; return their paths.
-    With ``backup``, the original files are kept there first (see :func:`restore_site`)."""
+    With ``backup``, the original files are kept there first (see :func:`restore_site`).
+    ``renamed``: the share of the edited pages (0..1) that also get a new title and H1, made
+    of words of the paragraph rewritten (new names the site's other pages hold)."""
     paths = (root / PAGES_FILE).read_text(encoding="utf-8").split()
     rng = np.random.default_rng([seed, 99, round_])
     chosen = sorted(rng.choice(len(paths), size=round(len(paths) * percent / 100), replace=False))
@@ -211,12 +218,26 @@ def edit_site(
         if paragraphs:
             m = paragraphs[int(rng.integers(len(paragraphs)))]
             html = html[: m.start(1)] + _rewrite(m.group(1), rng) + html[m.end(1) :]
+            if rng.random() < renamed:
+                html = _retitle(html, m.group(1), rng)
             file.write_text(html, encoding="utf-8")
     meta = read_meta(root) or {}
     edit = {"percent": percent, "seed": seed, "round": round_, "pages": len(chosen)}
+    edit |= {"renamed": renamed} if renamed else {}
     meta.setdefault("edits", []).append(edit)
     (root / META_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
     return [paths[i] for i in chosen]
+
+
+def _retitle(html: str, paragraph: str, rng: np.random.Generator) -> str:
+    """The page with a new title and H1: "Notes on" and two words of ``paragraph``."""
+    words = [w for w in _LINK.sub(" ", paragraph).split() if w.isalpha() and len(w) > 3]
+    if len(words) < 2:
+        return html
+    at = int(rng.integers(len(words) - 1))
+    title = f"Notes on {words[at].capitalize()} {words[at + 1].capitalize()}"
+    html = re.sub(r"<title>.*?\|", f"<title>{title} |", html, count=1)
+    return re.sub(r"<h1>.*?</h1>", f"<h1>{title}</h1>", html, count=1)
 
 
 def restore_site(root: Path, backup: Path) -> int:
