@@ -168,7 +168,7 @@ def update_site_models(
     known_anchors: dict[str, list[str]],
     settings: IndexSettings | None = None,
     texts_of: TextsOf | None = None,
-) -> Updated | None:
+) -> ModelUpdate | None:
     """``previous`` (a crawl's models, whose TF-IDF statistics this crawl keeps) brought to this
     crawl's ``pages``: ``before``, the pages that changed or went as the previous crawl had them
     (with main text and content links), are counted out of the name dictionary; ``after``, the
@@ -198,10 +198,10 @@ def update_site_models(
     fresh = transform_counts(joiner, previous.tfidf)
     tfidf = merge_rows(previous.tfidf, fresh, [p.url for p in pages])
     models = SiteModels(tfidf, mentions, LexicalIndex(tfidf.matrix, settings))
-    return Updated(models, len(recount), len(holding))
+    return ModelUpdate(models, len(recount), len(holding))
 
 
-class Updated(NamedTuple):
+class ModelUpdate(NamedTuple):
     """Models brought to a crawl by :func:`update_site_models`, with the names it counted
     again and the unchanged pages it read for them."""
 

@@ -133,7 +133,7 @@ def _site(texts: list[str]) -> list[SitePage]:
 
 def _update(
     previous: list[SitePage], now: list[SitePage], links: dict, anchors: dict, changed: set[str]
-) -> tuple[site_models.Updated | None, list[str]]:
+) -> tuple[site_models.ModelUpdate | None, list[str]]:
     """The models of ``previous`` brought to ``now`` (``changed``: the URLs whose text, name
     or links differ), and the unchanged pages it read."""
     built = build_site_models(previous, previous, links, anchors)
