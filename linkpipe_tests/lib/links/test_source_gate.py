@@ -22,7 +22,7 @@ from linkpipe.lib.links.source_gate import (
     read_depth,
     retrieve_ungated,
 )
-from linkpipe.lib.vectors.ann import build_index
+from linkpipe.lib.vectors.ann import AnnIndex, build_index
 
 WORDS = "raster vector layer colour balance brush mask gdal filter curve".split()
 
@@ -37,6 +37,19 @@ def _site(links: dict[str, set[str]]) -> SiteContext:
         for i in range(12)
     ]
     return SiteContext(pages, vectors, links, {}, {})
+
+
+def _searched() -> tuple[CandidateLimits, SiteContext, AnnIndex, dict[str, str]]:
+    """Limits that read every hit, the twelve-page site, its index and its pages' facts."""
+    site = _site({})
+    ann = build_index(site.vectors, [p.url for p in site.pages])
+    pages = {p.url: "facts" for p in site.pages}
+    return CandidateLimits(k=3, min_similarity=-1.0), site, ann, pages
+
+
+def text() -> SourceText:
+    """A source text naming /p0 and /p1 ("raster guide 0", "vector guide 1")."""
+    return SourceText("Use the raster guide 0 and the vector guide 1.", [(0, 0, 46, "paragraph")])
 
 
 def test_read_depth_is_where_retrieval_stops_reading_hits() -> None:
@@ -143,16 +156,7 @@ def test_a_source_passes_only_when_nothing_it_reads_changed() -> None:
 
 
 def test_a_source_stopped_for_a_touched_target_keeps_its_stored_name_keys() -> None:
-    limits = CandidateLimits(k=3, min_similarity=-1.0)
-    site = _site({})
-    ann = build_index(site.vectors, [p.url for p in site.pages])
-    pages = {p.url: "facts" for p in site.pages}
-
-    def text() -> SourceText:
-        return SourceText(
-            "Use the raster guide 0 and the vector guide 1.", [(0, 0, 46, "paragraph")]
-        )
-
+    limits, site, ann, pages = _searched()
     first = SourceGate("salt", SiteChanges(frozenset(), frozenset()), limits, open=False)
     expected = retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, first, pages)
     digest, keys, sims = first.computed["/p0"]
@@ -207,16 +211,7 @@ def test_an_edited_target_found_by_a_source_stops_its_pair_not_the_source() -> N
 
 
 def test_when_the_sites_names_change_a_source_is_tokenised_only_if_it_may_hold_a_new_one() -> None:
-    limits = CandidateLimits(k=3, min_similarity=-1.0)
-    site = _site({})
-    ann = build_index(site.vectors, [p.url for p in site.pages])
-    pages = {p.url: "facts" for p in site.pages}
-
-    def text() -> SourceText:
-        return SourceText(
-            "Use the raster guide 0 and the vector guide 1.", [(0, 0, 46, "paragraph")]
-        )
-
+    limits, site, ann, pages = _searched()
     first = SourceGate("salt", SiteChanges(frozenset(), frozenset()), limits, open=False)
     retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, first, pages)
     digest, keys, sims = first.computed["/p0"]

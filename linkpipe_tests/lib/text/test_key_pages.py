@@ -36,9 +36,7 @@ def test_the_rows_found_hold_every_page_with_the_key_and_few_others() -> None:
     found = rows_with_keys(model.matrix, model.column_of, keys)
     assert found is not None and found.tolist() == [0, 2, 3]
     assert _holding(TEXTS, keys[0]) | _holding(TEXTS, keys[1]) == {0, 2, 3}
-    assert sure_columns(phrase_key("started with"), model.column_of) == [
-        model.column_of["start"]
-    ]
+    assert sure_columns(phrase_key("started with"), model.column_of) == [model.column_of["start"]]
 
 
 def test_a_key_without_a_sure_stem_may_be_anywhere() -> None:
