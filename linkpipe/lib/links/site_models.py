@@ -24,7 +24,7 @@ from scipy import sparse
 
 from linkpipe.lib.links.anchors import STOP_STEMS, target_phrases
 from linkpipe.lib.processes import ordered_map
-from linkpipe.lib.text.key_pages import rows_with_keys
+from linkpipe.lib.text.key_pages import pages_holding
 from linkpipe.lib.text.lexical import phrase_key
 from linkpipe.lib.text.lexical_index import IndexSettings, LexicalIndex
 from linkpipe.lib.text.mentions import Key, MentionIndex
@@ -157,6 +157,10 @@ def build_site_models(
 TextsOf = Callable[[list[str]], list[tuple[SitePage, set[str]]]]
 """The given pages of the crawl with their main text and content links."""
 
+SinceFit = Callable[[], set[str]]
+"""The pages of the crawl whose title, H1 or main text differ from those of the crawl the
+TF-IDF statistics were fitted on, or that it lacks."""
+
 RECOUNT_SHARE = 0.25  # more unchanged pages to read for new names: every page is counted again
 
 
@@ -168,20 +172,22 @@ def update_site_models(
     known_anchors: dict[str, list[str]],
     settings: IndexSettings | None = None,
     texts_of: TextsOf | None = None,
+    since_fit: SinceFit | None = None,
 ) -> ModelUpdate | None:
     """``previous`` (a crawl's models, whose TF-IDF statistics this crawl keeps) brought to this
     crawl's ``pages``: ``before``, the pages that changed or went as the previous crawl had them
     (with main text and content links), are counted out of the name dictionary; ``after``, the
     pages that changed or came (likewise), are counted in and get new rows; every other page
     keeps its row. Names that are new or name other pages than before are counted again on
-    the pages that may hold them (:mod:`~linkpipe.lib.text.key_pages`), read with
-    ``texts_of``. The same models as :func:`build_site_models` with the kept statistics; None
-    when too many pages would be read for the new names (every page is then counted)."""
+    the pages that may hold them (:mod:`~linkpipe.lib.text.key_pages`; for a name of words
+    the statistics never saw, the pages ``since_fit`` gives), read with ``texts_of``. The same
+    models as :func:`build_site_models` with the kept statistics; None when too many pages
+    would be read for the new names (every page is then counted)."""
     names = site_names(pages, known_anchors)
     recount = previous.mentions.recount_for(names)
     went, came = list(before), list(after)
     changed = {p.url for p, _ in went} | {p.url for p, _ in came}
-    holding = _may_hold(previous.tfidf, recount, changed, len(pages))
+    holding = _may_hold(previous.tfidf, recount, changed, len(pages), since_fit)
     if holding is None or (holding and texts_of is None):
         return None
     mentions = previous.mentions.carried_to(names, recount)
@@ -211,17 +217,22 @@ class ModelUpdate(NamedTuple):
 
 
 def _may_hold(
-    previous: TfidfModel, recount: set[Key], changed: set[str], n_pages: int
+    previous: TfidfModel,
+    recount: set[Key],
+    changed: set[str],
+    n_pages: int,
+    since_fit: SinceFit | None,
 ) -> list[str] | None:
     """The unchanged pages (in ``previous``, not in ``changed``) that may hold one of the
-    names ``recount``, in URL order; None when they are more than :data:`RECOUNT_SHARE` of
-    the ``n_pages``."""
+    names ``recount`` (:func:`~linkpipe.lib.text.key_pages.pages_holding`), in URL order;
+    None when any page may, or when they are more than :data:`RECOUNT_SHARE` of the
+    ``n_pages``."""
     if not recount:
         return []
-    rows = rows_with_keys(previous.matrix, previous.column_of, recount)
-    if rows is None:
+    found = pages_holding(previous, recount, since_fit)
+    if found is None:
         return None
-    urls = sorted(u for u in (previous.urls[r] for r in rows.tolist()) if u not in changed)
+    urls = sorted(found - changed)
     return urls if len(urls) <= RECOUNT_SHARE * max(1, n_pages) else None
 
 

@@ -18,7 +18,7 @@ from linkpipe.lib.links.site_context import SINGLE_WORD_ANCHOR_PROBABILITY
 from linkpipe.lib.links.site_models import MAX_TEXT_CHARS
 from linkpipe.lib.links.source_gate import NameChanges, SiteChanges
 from linkpipe.lib.storage import fetch_dicts, load_sql
-from linkpipe.lib.text.key_pages import rows_with_keys
+from linkpipe.lib.text.key_pages import pages_holding
 from linkpipe.lib.text.mentions import MentionConfig
 from linkpipe.lib.text.tfidf import TfidfModel
 
@@ -105,23 +105,27 @@ def name_changes(
     texts: Mapping[str, SourceText],
 ) -> NameChanges:
     """The name keys added and removed since ``previous`` (:class:`NameChanges`), and the
-    shard's sources (``texts``) that may hold an added one: those whose TF-IDF row (this
-    crawl's ``tfidf``) weighs its sure stems, those without a row and those whose main text
-    is longer than the rows read (every source when an added key has no sure stem)."""
+    shard's sources (``texts``) that may hold an added one
+    (:func:`~linkpipe.lib.text.key_pages.pages_holding` over this crawl's ``tfidf``, the
+    pages changed since its fit for the words it never saw), those without a row and those
+    whose main text is longer than the rows read (every source when any page may hold one)."""
     rows = fetch_dicts(con, "read/select_name_key_changes", [crawl_id, previous])
     added = frozenset(r["name_key"] for r in rows if r["change"] == "added")
     removed = frozenset(r["name_key"] for r in rows if r["change"] == "removed")
     if not added:
         return NameChanges(added, removed)
-    found = rows_with_keys(tfidf.matrix, tfidf.column_of, [tuple(k.split(" ")) for k in added])
-    if found is None:
+
+    def since_fit() -> set[str]:
+        fit = fetch_dicts(con, "read/select_site_model", [crawl_id])[0]["fitted_in"]
+        hashes = fetch_dicts(con, "read/select_page_text_hashes", [crawl_id, fit])
+        return {r["url"] for r in hashes if r["now"] is not None and r["now"] != r["before"]}
+
+    holding = pages_holding(tfidf, [tuple(k.split(" ")) for k in added], since_fit)
+    if holding is None:
         return NameChanges(added, removed, frozenset(texts))
-    holding = set(found.tolist())
     reach = {
         url
         for url, src in texts.items()
-        if tfidf.row_of.get(url, -1) in holding
-        or url not in tfidf.row_of
-        or len(src.text) > MAX_TEXT_CHARS
+        if url in holding or url not in tfidf.row_of or len(src.text) > MAX_TEXT_CHARS
     }
     return NameChanges(added, removed, frozenset(reach))

@@ -14,8 +14,10 @@ of sources whose neighbourhood did not change. Such a crawl updates the previous
 (:func:`updated_models`): only the pages whose text or content links changed, came or went are
 counted again and get new rows; names that are new or name other pages than before (a page
 came, a title changed) are counted again on the unchanged pages that may hold them, found by
-their TF-IDF rows (:mod:`~linkpipe.lib.text.key_pages`). Every page is counted again only
-when those are more than a quarter of the site.
+their TF-IDF rows (:mod:`~linkpipe.lib.text.key_pages`), or for a name of words the kept
+statistics never saw, among the pages changed since their fit. Every page is counted again
+only when those are more than a quarter of the site, or for a name of words in more than
+half of the pages alone.
 """
 
 from __future__ import annotations
@@ -163,6 +165,11 @@ def updated_models(
     def texts_of(urls: list[str]) -> list[tuple[SitePage, set[str]]]:
         return [(p, links.content.get(p.url, set())) for p in _texts_of(db_path, crawl_id, urls)]
 
+    def since_fit() -> set[str]:
+        with open_db(db_path) as con:
+            rows = fetch_dicts(con, "read/select_page_text_hashes", [crawl_id, kept.fitted_in])
+        return {r["url"] for r in rows if r["now"] is not None and r["now"] != r["before"]}
+
     update = update_site_models(
         previous,
         site_pages(db_path, crawl_id),
@@ -171,6 +178,7 @@ def updated_models(
         links.anchors,
         settings,
         texts_of,
+        since_fit,
     )
     if update is None:
         return None

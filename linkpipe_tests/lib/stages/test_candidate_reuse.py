@@ -326,9 +326,9 @@ def _assert_counts_are_the_name_index(db: Path, crawl_id: str) -> None:
         assert score == pytest.approx(mention.probability, abs=1e-6)
 
 
-def _new_name(db: Path, crawl_id: str) -> tuple[str, str]:
+def _new_name(db: Path, crawl_id: str) -> tuple[str, str, str]:
     """(a page to rename, a two-word phrase of content words that several other pages' main
-    texts hold and that names no page yet)."""
+    texts hold and that names no page yet, another page to rename)."""
     names = {r[0] for r in _all(db, "SELECT name_key FROM site_names WHERE crawl_id = ?", crawl_id)}
     texts = _all(
         db, "SELECT url, main_text FROM page_summaries WHERE crawl_id = ? ORDER BY url", crawl_id
@@ -344,8 +344,8 @@ def _new_name(db: Path, crawl_id: str) -> tuple[str, str]:
                 spelled.setdefault(key, f"{a} {b}")
     fresh = [k for k in holders if " ".join(k) not in names and 3 <= len(holders[k]) <= 6]
     key = sorted(fresh, key=lambda k: (-len(holders[k]), k))[0]
-    page = next(url for url, _ in texts if url not in holders[key] and url.count("/") > 4)
-    return page, spelled[key].title()
+    pages = [url for url, _ in texts if url not in holders[key] and url.count("/") > 4]
+    return pages[0], spelled[key].title(), pages[1]
 
 
 def test_a_new_name_reads_only_the_sources_that_may_hold_it(tmp_path, fake_model):
@@ -354,14 +354,19 @@ def test_a_new_name_reads_only_the_sources_that_may_hold_it(tmp_path, fake_model
     db = tmp_path / "n.duckdb"
     with serve_site(site_root) as site:
         _crawl(db, site.base_url, "c1", fake_model)
-        page, phrase = _new_name(db, "c1")
-        path = site_root / page.removeprefix(site.base_url + "/") / "index.html"
-        html = path.read_text()
-        html = re.sub(r"<title>.*?</title>", f"<title>{phrase}</title>", html, count=1)
-        path.write_text(re.sub(r"<h1>.*?</h1>", f"<h1>{phrase}</h1>", html, count=1))
+        page, phrase, other = _new_name(db, "c1")
+        _retitle(site_root / page.removeprefix(site.base_url + "/") / "index.html", phrase)
         _crawl(db, site.base_url, "c2", fake_model)
-    key = " ".join(stem(w) for w in phrase.split())
-    assert _one(db, "SELECT count(*) FROM site_names WHERE crawl_id = 'c2' AND name_key = ?", key)
+        # c3: another page is named after a word no page had (the statistics never saw it)
+        _retitle(site_root / other.removeprefix(site.base_url + "/") / "index.html", "Quokkaz")
+        _crawl(db, site.base_url, "c3", fake_model)
+    named = "SELECT count(*) FROM site_names WHERE crawl_id = ? AND name_key = ?"
+    assert _one(db, named, "c2", " ".join(stem(w) for w in phrase.split())) == (1,)
+    assert _one(db, named, "c3", "quokkaz") == (1,)
+    _assert_stored_keys_are_the_texts(db, "c3")
+    c3 = [materialize_candidate_pairs(db, "c3", s, fake_model).meta for s in range(4)]
+    # read: the pages changed since the fit (c1), not every source
+    assert 1 <= sum(m["names_reach"] for m in c3) < sum(m["sources"] for m in c3) // 2
     incremental = _rows(db, "c2")
     meta = [materialize_candidate_pairs(db, "c2", s, fake_model).meta for s in range(4)]
     assert _rows(db, "c2") == incremental
@@ -377,6 +382,12 @@ def test_a_new_name_reads_only_the_sources_that_may_hold_it(tmp_path, fake_model
     for shard in range(DEFAULT_SHARDS):
         materialize_candidate_pairs(db, "c2", shard, fake_model, reuse=False)
     assert _rows(db, "c2") == incremental  # the very rows of a recomputation from scratch
+
+
+def _retitle(path: Path, title: str) -> None:
+    """Give the page at ``path`` another title and H1."""
+    html = re.sub(r"<title>.*?</title>", f"<title>{title}</title>", path.read_text(), count=1)
+    path.write_text(re.sub(r"<h1>.*?</h1>", f"<h1>{title}</h1>", html, count=1))
 
 
 def _assert_stored_keys_are_the_texts(db: Path, crawl_id: str) -> None:

@@ -2,7 +2,13 @@
 
 import numpy as np
 
-from linkpipe.lib.text.key_pages import rows_with_keys, stopword_stems, sure_columns
+from linkpipe.lib.text.key_pages import (
+    has_unseen_stem,
+    pages_holding,
+    rows_with_keys,
+    stopword_stems,
+    sure_columns,
+)
 from linkpipe.lib.text.lexical import phrase_key
 from linkpipe.lib.text.mentions import MentionIndex
 from linkpipe.lib.text.tfidf import analyse, fit_model
@@ -64,3 +70,27 @@ def test_on_a_zipf_site_no_page_holding_a_key_is_missed() -> None:
     holding = set().union(*(_holding(texts, k) for k in keys))
     assert holding <= set(found.tolist())
     assert len(found) < len(texts)  # a lookup, not every page
+
+
+def test_a_stem_the_statistics_never_saw_is_told_from_a_common_one() -> None:
+    model = fit_model((str(i), analyse(t)) for i, t in enumerate(TEXTS))
+    model.common["brightleaf"] = 5  # as if it were on more than half of the pages
+    assert has_unseen_stem(("quokka", "raster"), model.column_of, model.common)
+    assert not has_unseen_stem(("brightleaf",), model.column_of, model.common)  # common: seen
+    assert not has_unseen_stem(("raster",), model.column_of, model.common)  # weighed
+    assert not has_unseen_stem(("do",), model.column_of, model.common)  # a stopword's
+
+
+def test_the_pages_holding_a_name_of_unseen_words_are_those_changed_since_the_fit() -> None:
+    urls = [f"/p{i}" for i in range(len(TEXTS))]
+    model = fit_model(zip(urls, (analyse(t) for t in TEXTS), strict=True))
+
+    def since_fit() -> set[str]:
+        return {"/p4", "/new"}  # an edited page and one new since the fit (no row here)
+
+    keys = [phrase_key("raster tools"), phrase_key("quokka")]
+    assert pages_holding(model, keys, since_fit) == {"/p0", "/p1", "/p2", "/p4"}
+    assert pages_holding(model, keys, None) is None  # the changed pages are not known
+    assert pages_holding(model, [phrase_key("raster tools")], None) == {"/p0", "/p1", "/p2"}
+    model.common["brightleaf"] = 5  # a name of words on most pages alone: any page may hold it
+    assert pages_holding(model, [("brightleaf",)], since_fit) is None
