@@ -26,10 +26,9 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from linkpipe.lib.text.lexical import stem
+from linkpipe.lib.text.mentions import Key
 from linkpipe.lib.text.stopwords import STOPWORDS
 from linkpipe.lib.text.tfidf import TfidfModel
-
-Key = tuple[str, ...]
 
 
 @functools.cache
