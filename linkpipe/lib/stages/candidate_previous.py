@@ -17,6 +17,7 @@ from linkpipe.lib.links.rows import StoredPlacements
 from linkpipe.lib.links.site_context import SINGLE_WORD_ANCHOR_PROBABILITY
 from linkpipe.lib.links.site_models import MAX_TEXT_CHARS
 from linkpipe.lib.links.source_gate import NameChanges, SiteChanges
+from linkpipe.lib.stages.site_models import texts_changed_since
 from linkpipe.lib.storage import fetch_dicts, load_sql
 from linkpipe.lib.text.key_pages import pages_holding
 from linkpipe.lib.text.mentions import MentionConfig
@@ -117,8 +118,7 @@ def name_changes(
 
     def since_fit() -> set[str]:
         fit = fetch_dicts(con, "read/select_site_model", [crawl_id])[0]["fitted_in"]
-        hashes = fetch_dicts(con, "read/select_page_text_hashes", [crawl_id, fit])
-        return {r["url"] for r in hashes if r["now"] is not None and r["now"] != r["before"]}
+        return texts_changed_since(con, crawl_id, fit)
 
     holding = pages_holding(tfidf, [tuple(k.split(" ")) for k in added], since_fit)
     if holding is None:

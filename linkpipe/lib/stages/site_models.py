@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 
 from linkpipe.lib import progress
@@ -167,8 +168,7 @@ def updated_models(
 
     def since_fit() -> set[str]:
         with open_db(db_path) as con:
-            rows = fetch_dicts(con, "read/select_page_text_hashes", [crawl_id, kept.fitted_in])
-        return {r["url"] for r in rows if r["now"] is not None and r["now"] != r["before"]}
+            return texts_changed_since(con, crawl_id, kept.fitted_in)
 
     update = update_site_models(
         previous,
@@ -184,6 +184,13 @@ def updated_models(
         return None
     models, recounted, reread = update
     return Updated(models, kept.previous, frozenset(changed), recounted, reread)
+
+
+def texts_changed_since(con: duckdb.DuckDBPyConnection, crawl_id: str, earlier: str) -> set[str]:
+    """The summarised pages of the crawl whose title, H1 or main text differ from those of the
+    ``earlier`` crawl, or that it lacks."""
+    rows = fetch_dicts(con, "read/select_page_text_hashes", [crawl_id, earlier])
+    return {r["url"] for r in rows if r["now"] is not None and r["now"] != r["before"]}
 
 
 def _texts_of(db_path: str | Path, crawl_id: str, urls: list[str]) -> list[SitePage]:
