@@ -10,7 +10,7 @@ from dataclasses import replace
 from linkpipe.lib.links import anchor_reuse
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText, name_quality
-from linkpipe.lib.links.placement import make_plan, place_plans
+from linkpipe.lib.links.placement import PartParses, make_plan, place_plans
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.semantic_anchors import EncodeFn, TokenVectors
@@ -83,20 +83,22 @@ def candidate_rows(
     keys: Mapping[str, list[str | None]] | None = None,
     copied: Mapping[str, Set[str]] | None = None,
     names_only: bool = False,
+    part_parses: PartParses | None = None,
 ) -> list[CandidatePair]:
     """The rows of retrieved candidates with their placements (see :mod:`placement`): names
     only (``names_only``: the candidate step's), or names and windows, semantic with
     ``word_vectors`` (a long source's parts encoded with ``encode``), lexical without.
     Placements of pairs whose anchor key ``reuse`` knows are taken from it (``keys``: the pair
     keys of each source, when already computed), and the pairs in ``copied`` (source ->
-    targets whose rows the caller copies) get no row."""
+    targets whose rows the caller copies) get no row. ``part_parses``: what surrounds the
+    placing of each part of a long source (see :data:`~placement.PartParses`)."""
     plans = []
     for item in found:
         src = texts.get(item.source)
         pairs = keys[item.source] if keys is not None else pair_keys(site, reuse, item, src)
         skip = copied.get(item.source, frozenset()) if copied is not None else frozenset()
         plans.append(make_plan(item.source, src, list(item.neighbours), pairs, reuse, skip))
-    place_plans(site, plans, word_vectors, encode, names_only)
+    place_plans(site, plans, word_vectors, encode, names_only, part_parses=part_parses)
     rows: list[CandidatePair] = []
     for item, p in zip(found, plans, strict=True):
         rows += _rows(site, item, [c or () for c in p.known], p.keys, p.skip)

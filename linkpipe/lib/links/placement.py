@@ -20,6 +20,7 @@ A long source (see :mod:`long_sources`) is placed in parts, its words encoded pa
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence, Set
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -68,6 +69,13 @@ class Plan:
     skip: Set[str] = frozenset()  # targets whose rows are copied: neither placed nor built
 
 
+PartParses = Callable[[Plan, SourceText], AbstractContextManager[None]]
+"""What surrounds the placing of one part of a long source (its plan, the part): a long
+source's parses are not held whole, so the caller loads the stored parses of the part's
+judged sentences before and stores the new ones after (the candidate step's
+:class:`~linkpipe.lib.stages.parse_cache.ParseCache`)."""
+
+
 def make_plan(
     source: str,
     src: SourceText | None,
@@ -91,15 +99,17 @@ def place_plans(
     encode: EncodeFn | None,
     names_only: bool = False,
     lazy: bool = False,
+    part_parses: PartParses | None = None,
 ) -> None:
     """Fill in every plan's missing placements: names only (``names_only``), or names and
     windows (semantic with ``word_vectors``, which need not hold a long source: its parts are
-    encoded with ``encode``; lexical without). A plan without source text gets none.
-    ``lazy``: a short source's semantic placements as far as its own pairs need (see
-    :func:`_place_group`)."""
+    encoded with ``encode``, each placed within ``part_parses``; lexical without). A plan
+    without source text gets none. ``lazy``: a short source's semantic placements as far as
+    its own pairs need (see :func:`_place_group`)."""
     for plan in plans:
         if plan.src is not None and is_long(plan.src):
-            plan.known = list(_long_source_choices(site, plan, encode, names_only))
+            choices = _long_source_choices(site, plan, encode, names_only, part_parses)
+            plan.known = list(choices)
     waiting = [p for p in plans if p.src is not None and any(c is None for c in p.known)]
     for group in _place_groups(waiting):
         _place_group(site, group, word_vectors, names_only, lazy)
@@ -265,10 +275,15 @@ def _placement_jobs(
 
 
 def _long_source_choices(
-    site: SiteContext, plan: Plan, encode: EncodeFn | None, names_only: bool
+    site: SiteContext,
+    plan: Plan,
+    encode: EncodeFn | None,
+    names_only: bool,
+    part_parses: PartParses | None = None,
 ) -> list[Choices | None]:
     """Each target's placements in a long source, part by part (see :mod:`long_sources`):
-    the known ones kept, the others found (windows semantic with ``encode``)."""
+    the known ones kept, the others found (windows semantic with ``encode``), each part
+    within ``part_parses``."""
     assert plan.src is not None
     missing = [i for i, choice in enumerate(plan.known) if choice is None]
     found: dict[int, list[tuple[int, Choices]]] = {i: [] for i in missing}
@@ -278,7 +293,8 @@ def _long_source_choices(
             token_vecs = encode_sources({"part": part}, encode).of("part")
             vecs = window_vectors(part, token_vecs) if token_vecs is not None else None
         jobs = _placement_jobs(site, part, plan.targets, vecs, plan.known, 0, names_only)
-        placed = place_in_rounds(jobs)
+        with nullcontext() if part_parses is None else part_parses(plan, part):
+            placed = place_in_rounds(jobs)
         for i in missing:
             found[i].append((offset, placed[(0, i)]))
         part.forget_parses()  # a long page's sentences are not seen again: memory holds one part

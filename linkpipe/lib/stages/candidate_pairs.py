@@ -13,7 +13,8 @@ earlier crawl of the same start URL with ``candidate_pairs`` rows in the shard."
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import SourceText, name_hits
 from linkpipe.lib.links.candidates import EMPTY, candidate_rows, pair_keys
 from linkpipe.lib.links.long_sources import is_long
+from linkpipe.lib.links.placement import PartParses, Plan
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.site_context import SiteContext
@@ -316,8 +318,9 @@ def shard_candidates(
         }
         if parses is not None:
             _load_parses(parses, site, reuse, found, texts, keys, copied)
+        around = _part_parses(parses, site) if parses is not None else None
         batch_rows = candidate_rows(
-            site, found, texts, None, reuse, None, keys, copied, names_only=True
+            site, found, texts, None, reuse, None, keys, copied, True, around
         )
         if sink is not None:
             sink(batch_rows)
@@ -356,6 +359,26 @@ def _load_parses(
     )
 
 
+def _part_parses(parses: ParseCache, site: SiteContext) -> PartParses:
+    """Placing a part of a long source on names: the stored parses of the part's sentences
+    that hold a name of a target still to place loaded before, the new parses stored after
+    (a refresh that places a long source's new pairs parses nothing it parsed before)."""
+
+    @contextmanager
+    def around(plan: Plan, part: SourceText) -> Iterator[None]:
+        todo = [t for t, known in zip(plan.targets, plan.known, strict=True) if known is None]
+        parses.load([part], lambda src: _name_sentences_of(site, todo, src))
+        yield
+        parses.store([part])
+
+    return around
+
+
+def _name_sentences_of(site: SiteContext, targets: Iterable[str], src: SourceText) -> set[int]:
+    """The sentences (numbers of ``src.ranges``) holding a name of one of ``targets``."""
+    return {hit[0] for t in targets for hit in name_hits(src, site.profile(t))}
+
+
 def name_sentences(
     site: SiteContext,
     reuse: AnchorReuse | None,
@@ -369,12 +392,12 @@ def name_sentences(
     ``reuse`` (the candidate step judges no other: see
     :func:`~linkpipe.lib.links.anchors.exact_mentions`)."""
     skip = copied.get(found.source, frozenset())
-    numbers: set[int] = set()
-    for target, key in zip(found.neighbours, keys[found.source], strict=True):
-        if target in skip or (reuse is not None and reuse.covers([key])):
-            continue
-        numbers.update(hit[0] for hit in name_hits(src, site.profile(target)))
-    return numbers
+    todo = [
+        target
+        for target, key in zip(found.neighbours, keys[found.source], strict=True)
+        if target not in skip and not (reuse is not None and reuse.covers([key]))
+    ]
+    return _name_sentences_of(site, todo, src)
 
 
 def _all_known(

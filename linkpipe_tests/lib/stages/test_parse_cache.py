@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from linkpipe.lib.hashing import DEFAULT_SHARDS, text_hash
-from linkpipe.lib.links import anchors
+from linkpipe.lib.links import anchors, long_sources, placement
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.retention import prune_crawls
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
@@ -84,6 +84,34 @@ def test_stored_parses_replace_parsing_and_give_the_same_rows(tmp_path, fake_mod
     sentence = next(s for s in again.cache if text_hash(s) == damaged)
     assert decode_parse(blob) == again.cache[sentence]
     assert _rows(db) == first
+
+
+def test_a_long_source_loads_its_parts_stored_parses_and_parses_nothing_again(
+    tmp_path, fake_model, monkeypatch
+):
+    db = tmp_path / "l.duckdb"
+    run_demo_crawls(db, ("c1",), fake_model)
+    with duckdb.connect(str(db)) as con:
+        con.execute("DELETE FROM parse_cache")
+    parts: list[int] = []
+
+    def small_parts(src: SourceText):  # the demo's pages placed in parts of about 80 words
+        parts.append(src.tokens.__len__())
+        return long_sources.iter_parts(src, 80)
+
+    monkeypatch.setattr(long_sources, "PART_WORDS", 80)
+    monkeypatch.setattr(placement, "iter_parts", small_parts)
+    cold, loaded, stored = _place_all(db, fake_model, monkeypatch)
+    in_parts = _rows(db)
+    assert len(parts) > 10 and min(parts) > 80  # long sources with pairs to place
+    assert loaded == 0 and cold.parsed_sentences > 0 and stored == cold.parsed_sentences
+
+    warm, loaded, stored = _place_all(db, fake_model, monkeypatch)
+    # each part's judged sentences are read before it is placed, and the new parses stored
+    # after it: a second placement parses nothing and never loads spaCy
+    assert warm.parsed_sentences == 0 and stored == 0 and loaded == cold.parsed_sentences
+    assert isinstance(warm.parser, LazyParser) and warm.parser._parser is None
+    assert _rows(db) == in_parts and len(in_parts) > 100
 
 
 def test_a_parse_survives_its_bytes():
