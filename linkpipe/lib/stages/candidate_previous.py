@@ -6,19 +6,18 @@ shard."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import duckdb
 
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText
-from linkpipe.lib.links.rows import StoredPlacements
+from linkpipe.lib.links.previous_rows import ShardPairs, ShardPlacements, name_keys_of
 from linkpipe.lib.links.site_context import SINGLE_WORD_ANCHOR_PROBABILITY
 from linkpipe.lib.links.site_models import MAX_TEXT_CHARS
 from linkpipe.lib.links.source_gate import NameChanges, SiteChanges
 from linkpipe.lib.stages.site_models import texts_changed_since
-from linkpipe.lib.storage import fetch_dicts, load_sql
+from linkpipe.lib.storage import fetch_dicts, fetch_frames
 from linkpipe.lib.text.key_pages import pages_holding
 from linkpipe.lib.text.mentions import MentionConfig
 from linkpipe.lib.text.tfidf import TfidfModel
@@ -31,41 +30,40 @@ class PreviousShard:
     crawl_id: str | None
     placements: Mapping[str, tuple[AnchorChoice, ...]] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)  # source -> row digest
-    pairs: dict[str, dict[str, str]] = field(default_factory=dict)  # source -> target -> digest
-    targets: dict[str, set[str]] = field(default_factory=dict)  # source -> its rows' targets
+    pairs: Mapping[str, dict[str, str]] = field(default_factory=dict)  # source -> target -> digest
+    targets: Mapping[str, set[str]] = field(default_factory=dict)  # source -> its rows' targets
     gates: dict[str, str] = field(default_factory=dict)  # source -> gate digest
-    keys: dict[str, list[str]] = field(default_factory=dict)  # source -> its text's name keys
+    keys: Mapping[str, list[str]] = field(default_factory=dict)  # source -> its text's name keys
     sims: dict[str, bytes] = field(default_factory=dict)  # source -> its hits' similarities
 
 
 NO_PREVIOUS = PreviousShard(None)
+READ_ROWS = 100_000  # rows of the previous shard read at a time
 
 
 def previous_shard(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) -> PreviousShard:
     """The shard of the previous crawl: its placements by anchor key, and by source its row
-    digest, pair digests (by target), targets, gate digest and name keys."""
+    digest, pair digests (by target), targets, gate digest and name keys (held as columns:
+    :mod:`~linkpipe.lib.links.previous_rows`)."""
     found = fetch_dicts(con, "read/select_previous_candidates_crawl", [crawl_id, shard])
     if not found:
         return NO_PREVIOUS
     previous = found[0]["crawl_id"]
-    rows = con.execute(load_sql("read/select_shard_placements"), [previous, shard]).fetchall()
-    digests = fetch_dicts(con, "read/select_shard_source_digests", [previous, shard])
-    pairs: dict[str, dict[str, str]] = defaultdict(dict)
-    targets: dict[str, set[str]] = defaultdict(set)
-    query = load_sql("read/select_shard_pair_digests")
-    for source, target, pair in con.execute(query, [previous, shard]).fetchall():
-        targets[source].add(target)
-        if pair is not None:
-            pairs[source][target] = pair
-    gates = fetch_dicts(con, "read/select_shard_source_gates", [previous, shard])
+    params = [previous, shard]
+    placements = fetch_frames(con, "read/select_shard_placements", params, READ_ROWS)
+    digests = fetch_dicts(con, "read/select_shard_source_digests", params)
+    pairs = ShardPairs.of_frames(
+        fetch_frames(con, "read/select_shard_pair_digests", params, READ_ROWS)
+    )
+    gates = fetch_dicts(con, "read/select_shard_source_gates", params)
     return PreviousShard(
         previous,
-        StoredPlacements(rows),
+        ShardPlacements.of_frames(placements),
         {r["source_url"]: r["digest"] for r in digests},
-        pairs,
-        targets,
+        pairs.pair_digests(),
+        pairs.targets(),
         {r["source_url"]: r["gate_digest"] for r in gates},
-        {r["source_url"]: list(r["name_keys"] or []) for r in gates},
+        name_keys_of({r["source_url"]: r["name_keys"] for r in gates}),
         {r["source_url"]: bytes(r["gate_sims"]) for r in gates if r["gate_sims"] is not None},
     )
 
