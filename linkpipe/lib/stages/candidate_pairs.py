@@ -49,7 +49,7 @@ from linkpipe.lib.stages.candidate_previous import (
 )
 from linkpipe.lib.stages.common import StageResult, figures_digest, input_figures, preview
 from linkpipe.lib.stages.parse_cache import ParseCache
-from linkpipe.lib.stages.source_texts import shard_source_texts
+from linkpipe.lib.stages.source_texts import ShardTexts, shard_texts
 from linkpipe.lib.storage import (
     CopiedRows,
     PartitionRows,
@@ -115,8 +115,8 @@ def materialize_candidate_pairs(
             return copied
         site = site_context(db_path, crawl_id, site_digest)
         ann = load_ann_index(db_path, crawl_id)
+        texts = shard_texts(db_path, crawl_id, shard)
         with open_db(db_path) as con:
-            texts = shard_source_texts(con, crawl_id, shard)
             previous = previous_shard(con, crawl_id, shard) if reuse else NO_PREVIOUS
             pages, terms = page_digests(con, crawl_id), _terms_digest(con, crawl_id)
     known = AnchorReuse(model, True, previous.placements)
@@ -135,7 +135,8 @@ def materialize_candidate_pairs(
                 then=[_mention_counts(site.mentions.config, crawl_id, shard)],
             )  # fmt: skip
     closest = rows.closest
-    meta = {"anchor_mode": "names", "sources": len(texts), "pairs": written["candidate_pairs"]}
+    meta = {"anchor_mode": "names", "sources": len(texts.lengths)}
+    meta |= {"pairs": written["candidate_pairs"]}
     meta |= {"sources_copied": len(sources.kept) + len(gate.quiet)}
     meta |= {"sources_quiet": len(gate.quiet), "pairs_copied": len(sources.kept_pairs)}
     meta |= {"sources_gated_by_pair": len(gate.touched), "sources_rekeyed": len(gate.rekeyed)}
@@ -162,7 +163,7 @@ def _source_gate(
     previous: PreviousShard,
     sources: SourceReuse,
     site: SiteContext,
-    texts: Mapping[str, SourceText],
+    texts: ShardTexts,
     k: int,
 ) -> SourceGate:
     """The shard's :class:`SourceGate`: the row digests' salt, the previous crawl's gate
@@ -172,7 +173,7 @@ def _source_gate(
     if previous.crawl_id is None:
         return SourceGate(sources.salt, SiteChanges(frozenset(), frozenset()), limits, open=False)
     changes = site_changes(con, crawl_id, previous.crawl_id, sources.pages, site.mentions.config)
-    names = name_changes(con, crawl_id, previous.crawl_id, site.models.tfidf, texts)
+    names = name_changes(con, crawl_id, previous.crawl_id, site.models.tfidf, texts.lengths)
     stored = (previous.gates, previous.keys, previous.targets, previous.sims)
     return SourceGate(sources.salt, changes, limits, *stored, names=names)
 
@@ -281,7 +282,7 @@ def copy_unchanged_shard(
 def shard_candidates(
     site: SiteContext,
     ann: AnnIndex,
-    texts: dict[str, SourceText],
+    texts: ShardTexts,
     shard: int,
     k: int,
     reuse: AnchorReuse | None = None,
@@ -290,50 +291,65 @@ def shard_candidates(
     gate: SourceGate | None = None,
     sink: Callable[[list[CandidatePair]], None] | None = None,
 ) -> list[CandidatePair]:
-    """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time, placed on
-    the targets' names only (windows are placed for the pairs scoring keeps: see
-    :mod:`~linkpipe.lib.links.placement`). Sources whose row digest ``kept`` knows from the
-    previous crawl get no rows here (``kept.kept``: the caller copies theirs); the sentence
-    parses of the sources with pairs ``reuse`` does not know are read from and added to
-    ``parses``. With ``gate`` (and ``kept``), the sources it
-    finds quiet are not even retrieved (``gate.quiet``: the caller copies their rows). With
+    """Candidates of every source of the shard, ``SOURCE_BATCH`` sources at a time (their
+    texts read a chunk at a time), placed on the targets' names only (windows are placed for
+    the pairs scoring keeps: see :mod:`~linkpipe.lib.links.placement`). Sources whose row
+    digest ``kept`` knows from the previous crawl get no rows here (``kept.kept``: the caller
+    copies theirs); the sentence parses of the sources with pairs ``reuse`` does not know are
+    read from and added to ``parses``. With ``gate`` (and ``kept``), the sources it finds
+    quiet are not even retrieved (``gate.quiet``: the caller copies their rows). With
     ``sink``, each batch's rows go to it instead of the list returned (then empty)."""
-    sources = sorted(texts)
     limits = CandidateLimits(k=k)
     rows: list[CandidatePair] = []
-    for i in range(0, len(sources), SOURCE_BATCH):
-        batch = sources[i : i + SOURCE_BATCH]
-        if gate is not None and kept is not None:
-            found = retrieve_ungated(site, batch, texts, ann, limits, gate, kept.pages)
-        else:
-            found = retrieve(site, batch, texts, ann, limits)
-        touched = gate.touched if gate is not None else None
-        found = kept.split(site, found, texts, touched) if kept is not None else found
-        copied = (
-            {f.source: kept.copied_targets(f.source) for f in found} if kept is not None else {}
-        )
-        keys = {
-            f.source: pair_keys(site, reuse, f, texts[f.source], copied.get(f.source, EMPTY))
-            for f in found
-        }
-        if parses is not None:
-            _load_parses(parses, site, reuse, found, texts, keys, copied)
-        around = _part_parses(parses, site) if parses is not None else None
-        batch_rows = candidate_rows(
-            site, found, texts, None, reuse, None, keys, copied, True, around
-        )
-        if sink is not None:
-            sink(batch_rows)
-        else:
-            rows += batch_rows
-        if kept is not None:
-            kept.forget_pairs(batch)  # the rows carry them now
-        if parses is not None:
-            parses.store(texts[f.source] for f in found)
-        for url in batch:
-            texts[url].release()  # memory holds one batch's tokens, not the shard's
-        done = min(i + SOURCE_BATCH, len(sources))
-        progress.report(f"candidates shard {shard}", done, len(sources))
+    done = 0
+    for chunk in texts.chunks():
+        sources = sorted(chunk)
+        for i in range(0, len(sources), SOURCE_BATCH):
+            batch = sources[i : i + SOURCE_BATCH]
+            batch_rows = _batch_rows(site, ann, chunk, batch, limits, reuse, parses, kept, gate)
+            if sink is not None:
+                sink(batch_rows)  # reads the batch's pair digests (``kept.pairs``)
+            else:
+                rows += batch_rows
+            if kept is not None:
+                kept.forget_pairs(batch)  # the rows carry them now
+            for url in batch:
+                chunk[url].release()  # memory holds one batch's tokens, not the chunk's
+            done += len(batch)
+            progress.report(f"candidates shard {shard}", done, len(texts.lengths))
+    return rows
+
+
+def _batch_rows(
+    site: SiteContext,
+    ann: AnnIndex,
+    texts: dict[str, SourceText],
+    batch: list[str],
+    limits: CandidateLimits,
+    reuse: AnchorReuse | None,
+    parses: ParseCache | None,
+    kept: SourceReuse | None,
+    gate: SourceGate | None,
+) -> list[CandidatePair]:
+    """The rows of one batch of sources (see :func:`shard_candidates`; their pair digests
+    stay in ``kept.pairs`` for the caller's sink)."""
+    if gate is not None and kept is not None:
+        found = retrieve_ungated(site, batch, texts, ann, limits, gate, kept.pages)
+    else:
+        found = retrieve(site, batch, texts, ann, limits)
+    touched = gate.touched if gate is not None else None
+    found = kept.split(site, found, texts, touched) if kept is not None else found
+    copied = {f.source: kept.copied_targets(f.source) for f in found} if kept is not None else {}
+    keys = {
+        f.source: pair_keys(site, reuse, f, texts[f.source], copied.get(f.source, EMPTY))
+        for f in found
+    }
+    if parses is not None:
+        _load_parses(parses, site, reuse, found, texts, keys, copied)
+    around = _part_parses(parses, site) if parses is not None else None
+    rows = candidate_rows(site, found, texts, None, reuse, None, keys, copied, True, around)
+    if parses is not None:
+        parses.store(texts[f.source] for f in found)
     return rows
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from linkpipe.lib.links.anchors import AnchorChoice, SourceText
+from linkpipe.lib.links.anchors import AnchorChoice
 from linkpipe.lib.links.previous_rows import ShardPairs, ShardPlacements, name_keys_of
 from linkpipe.lib.links.site_context import SINGLE_WORD_ANCHOR_PROBABILITY
 from linkpipe.lib.links.site_models import MAX_TEXT_CHARS
@@ -101,10 +101,11 @@ def name_changes(
     crawl_id: str,
     previous: str,
     tfidf: TfidfModel,
-    texts: Mapping[str, SourceText],
+    lengths: Mapping[str, int],
 ) -> NameChanges:
     """The name keys added and removed since ``previous`` (:class:`NameChanges`), and the
-    shard's sources (``texts``) that may hold an added one
+    shard's sources (``lengths``: the characters of each one's main text) that may hold an
+    added one
     (:func:`~linkpipe.lib.text.key_pages.pages_holding` over this crawl's ``tfidf``, the
     pages changed since its fit for the words it never saw), those without a row and those
     whose main text is longer than the rows read (every source when any page may hold one)."""
@@ -120,10 +121,10 @@ def name_changes(
 
     holding = pages_holding(tfidf, [tuple(k.split(" ")) for k in added], since_fit)
     if holding is None:
-        return NameChanges(added, removed, frozenset(texts))
+        return NameChanges(added, removed, frozenset(lengths))
     reach = {
         url
-        for url, src in texts.items()
-        if url in holding or url not in tfidf.row_of or len(src.text) > MAX_TEXT_CHARS
+        for url, chars in lengths.items()
+        if url in holding or url not in tfidf.row_of or chars > MAX_TEXT_CHARS
     }
     return NameChanges(added, removed, frozenset(reach))

@@ -42,6 +42,7 @@ from linkpipe.lib.storage import (
     fetch_frame,
     fetch_frames,
     load_sql,
+    memory_limit,
     open_db,
     registered_frame,
     stored_config,
@@ -118,12 +119,12 @@ def _export_rows(
 ) -> None:
     """Write the candidate rows of the pairs in ``keys``, in their ``position`` order, to
     ``path`` (row groups of ``size`` rows)."""
-    with open_db(db_path) as con, registered_frame(con, PAIRS_VIEW, keys):
-        execute(con, "write/set_memory_limit", [EXPORT_MEMORY])
-        try:
-            execute(con, "read/export_candidates_of_pairs", [crawl_id, str(path), size])
-        finally:
-            execute(con, "write/reset_memory_limit")
+    with (
+        open_db(db_path) as con,
+        registered_frame(con, PAIRS_VIEW, keys),
+        memory_limit(con, EXPORT_MEMORY),
+    ):
+        execute(con, "read/export_candidates_of_pairs", [crawl_id, str(path), size])
 
 
 def kept_anchors(db_path: str | Path, crawl_id: str, model: str, reuse: bool) -> KeptAnchors:

@@ -5,20 +5,55 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import duckdb
 
 from linkpipe.lib.links.anchors import SourceText
-from linkpipe.lib.storage import SqlParams, fetch_dicts
+from linkpipe.lib.storage import SqlParams, fetch_dicts, memory_limit, open_db
+
+# the reads scan the crawl's texts, sentences and link spans: without a limit DuckDB held ~550 MB
+# of them at 100k pages until the connection closed (256 MB: ~260, no slower)
+READ_MEMORY = "256MB"
+TEXT_CHUNK = 4_096  # sources whose texts a shard holds at once (a shard of 100k pages: 25k)
 
 
-def shard_source_texts(
-    con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int
-) -> dict[str, SourceText]:
-    """The source texts of the shard's pages."""
-    queries = ("select_shard_source_texts", "select_shard_sentences", "select_shard_text_links")
-    return _source_texts(con, queries, [crawl_id, shard])
+@dataclass(frozen=True)
+class ShardTexts:
+    """A shard's sources in order with the length of each one's main text (``lengths``), their
+    texts read ``chunk`` sources at a time (``read``): a worker holds one chunk's texts, with
+    their sentences and link spans, not the shard's."""
+
+    lengths: dict[str, int]
+    read: Callable[[list[str]], dict[str, SourceText]]
+    chunk: int = TEXT_CHUNK
+
+    def chunks(self) -> Iterator[dict[str, SourceText]]:
+        """The sources' texts, a chunk at a time, in order."""
+        urls = list(self.lengths)
+        for first in range(0, len(urls), self.chunk):
+            yield self.read(urls[first : first + self.chunk])
+
+    @classmethod
+    def held(cls, texts: dict[str, SourceText]) -> ShardTexts:
+        """Texts already in memory, as one chunk."""
+        lengths = {url: len(texts[url].text) for url in sorted(texts)}
+        return cls(lengths, lambda urls: {url: texts[url] for url in urls}, max(1, len(texts)))
+
+
+def shard_texts(db_path: str | Path, crawl_id: str, shard: int) -> ShardTexts:
+    """The shard's sources and their texts' lengths; each chunk's texts read by opening the
+    database for that read only (the shard's other workers write between reads)."""
+    with open_db(db_path) as con, memory_limit(con, READ_MEMORY):
+        rows = fetch_dicts(con, "read/select_shard_text_lengths", [crawl_id, shard])
+
+    def read(urls: list[str]) -> dict[str, SourceText]:
+        with open_db(db_path) as con, memory_limit(con, READ_MEMORY):
+            return source_texts_of(con, crawl_id, urls)
+
+    return ShardTexts({r["url"]: r["chars"] for r in rows}, read)
 
 
 def source_texts_of(

@@ -38,6 +38,18 @@ def execute(con: duckdb.DuckDBPyConnection, name: str, params: SqlParams = ()) -
     con.execute(load_sql(name), list(params))
 
 
+@contextmanager
+def memory_limit(con: duckdb.DuckDBPyConnection, size: str) -> Iterator[None]:
+    """DuckDB's memory for the statements of the block, such as "256MB" (beyond it DuckDB
+    spills or evicts the column data it caches: a read's pages would otherwise stay in the
+    process until the connection closes)."""
+    execute(con, "write/set_memory_limit", [size])
+    try:
+        yield
+    finally:
+        execute(con, "write/reset_memory_limit")
+
+
 def cursor_dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Every remaining row of an executed cursor as a dict keyed by column name."""
     names = [d[0] for d in cur.description or []]
