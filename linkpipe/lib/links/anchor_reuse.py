@@ -35,6 +35,7 @@ _PLACING_MODULES = (
         "linkpipe.lib.links",
         (
             "anchors.py",
+            "name_anchors.py",
             "lexical_anchors.py",
             "semantic_anchors.py",
             "windows.py",

@@ -9,7 +9,8 @@ from dataclasses import replace
 
 from linkpipe.lib.links import anchor_reuse
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
-from linkpipe.lib.links.anchors import AnchorChoice, SourceText, name_quality
+from linkpipe.lib.links.anchors import AnchorChoice, SourceText
+from linkpipe.lib.links.name_anchors import name_quality
 from linkpipe.lib.links.placement import PartParses, make_plan, place_plans
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair

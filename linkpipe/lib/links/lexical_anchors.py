@@ -15,9 +15,9 @@ from linkpipe.lib.links.anchors import (
     only_ubiquitous,
     overlaps_link,
     sentence_token_ranges,
-    sorted_names,
     token_choice,
 )
+from linkpipe.lib.links.name_anchors import sorted_names
 from linkpipe.lib.text.lexical import is_generic_anchor
 
 

@@ -4,8 +4,8 @@ their placements judge parsed in shared batches (see :func:`place_in_rounds`).
 Two depths, one code path:
 
 * **names** (``names_only``): the exact mentions of the target's names in the source (see
-  :func:`~linkpipe.lib.links.anchors.place_names`). The candidate step places these for every
-  pair: a pair's ``title_match`` is the quality of its best name, so scoring needs them.
+  :func:`~linkpipe.lib.links.name_anchors.place_names`). The candidate step places these for
+  every pair: a pair's ``title_match`` is the quality of its best name, so scoring needs them.
 * **full**: names, then the best windows of the source's words: semantic with the source's word
   vectors (see :mod:`semantic_anchors`), lexical without (see :func:`lexical_anchors.place_anchor`).
   The semantic windows are most of a placement's cost (the source's word vectors, its
@@ -27,9 +27,10 @@ import numpy as np
 
 from linkpipe.lib.links.anchor_ledger import AnchorLedger, Prefix, complete
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
-from linkpipe.lib.links.anchors import AnchorChoice, SourceText, place_names
+from linkpipe.lib.links.anchors import AnchorChoice, SourceText
 from linkpipe.lib.links.lexical_anchors import place_anchor
 from linkpipe.lib.links.long_sources import is_long, iter_parts, merge_choices
+from linkpipe.lib.links.name_anchors import place_names
 from linkpipe.lib.links.parse_rounds import place_in_rounds
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.semantic_anchors import (

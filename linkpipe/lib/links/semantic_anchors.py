@@ -31,8 +31,8 @@ from linkpipe.lib.links.anchors import (
     non_overlapping,
     only_ubiquitous,
     sentence_token_ranges,
-    sorted_names,
 )
+from linkpipe.lib.links.name_anchors import sorted_names
 from linkpipe.lib.links.windows import Window, candidate_windows
 from linkpipe.lib.text.lexical import is_generic_anchor
 

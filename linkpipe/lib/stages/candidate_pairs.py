@@ -22,9 +22,10 @@ import duckdb
 
 from linkpipe.lib import model_cpu, progress
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
-from linkpipe.lib.links.anchors import SourceText, name_hits
+from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import EMPTY, candidate_rows, pair_keys
 from linkpipe.lib.links.long_sources import is_long
+from linkpipe.lib.links.name_anchors import name_hits
 from linkpipe.lib.links.placement import PartParses, Plan
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair, records
@@ -406,7 +407,7 @@ def name_sentences(
     """The sentences (numbers of ``src.ranges``) that placing the source's pairs on names
     judges: those holding a name of a target whose pair is neither copied nor known to
     ``reuse`` (the candidate step judges no other: see
-    :func:`~linkpipe.lib.links.anchors.exact_mentions`)."""
+    :func:`~linkpipe.lib.links.name_anchors.exact_mentions`)."""
     skip = copied.get(found.source, frozenset())
     todo = [
         target

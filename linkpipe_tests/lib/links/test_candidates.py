@@ -5,9 +5,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from linkpipe.lib.links.anchors import AnchorChoice, SourceText, name_quality
+from linkpipe.lib.links.anchors import AnchorChoice, SourceText
 from linkpipe.lib.links.candidates import build_candidates
 from linkpipe.lib.links.edge_set import EdgeSet
+from linkpipe.lib.links.name_anchors import name_quality
 from linkpipe.lib.links.rows import candidate_pairs_of_rows
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.site_models import SitePage

@@ -2,7 +2,8 @@
 
 import pytest
 
-from linkpipe.lib.links.anchors import STOP_STEMS, SourceText, TargetProfile, exact_mentions
+from linkpipe.lib.links.anchors import STOP_STEMS, SourceText, TargetProfile
+from linkpipe.lib.links.name_anchors import exact_mentions
 from linkpipe.lib.text.lexical import phrase_key
 from linkpipe.lib.text.mentions import Mention, MentionConfig, MentionIndex
 
