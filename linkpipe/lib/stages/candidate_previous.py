@@ -55,7 +55,7 @@ def previous_shard(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) ->
     pairs = ShardPairs.of_frames(
         fetch_frames(con, "read/select_shard_pair_digests", params, READ_ROWS)
     )
-    gates = fetch_dicts(con, "read/select_shard_source_gates", params)
+    gates = fetch_dicts(con, "read/select_shard_gate_reads", params)
     return PreviousShard(
         previous,
         ShardPlacements.of_frames(placements),
