@@ -215,6 +215,10 @@ class ModelUpdate(NamedTuple):
     names_recounted: int
     pages_reread: int
 
+    def figures(self) -> dict[str, int]:
+        """The counts a stage's metadata shows."""
+        return {"names_recounted": self.names_recounted, "pages_reread": self.pages_reread}
+
 
 def _may_hold(
     previous: TfidfModel,

@@ -210,36 +210,27 @@ def _through_gate(
     """None when the ``qi``-th source of the search is quiet (then in ``gate.quiet``); else
     the name keys its text holds, the targets they name and what the gate read of it."""
     source = found.sources[qi]
+    page = pages.get(source, "")
+
+    def read_of(named: Mapping[str, Mention]) -> GateRead:
+        return gate_digest(gate.salt, site, found, qi, src, page, named, ann, gate.limits)
+
     known = gate.known_keys(source, site, src)
     if known is not None:
         named = named_by_keys(site, source, known)
-        read = _digest(gate, site, found, qi, src, pages, named, ann)
+        read = read_of(named)
         if gate.passes(source, read):
             if known != gate.keys.get(source):
                 gate.rekeyed[source] = Computed(read.digest, known, read.sims)
             return None
         if gate.digests.get(source) == read.digest:
             return known, named, read  # the text its keys were stored for
-    keys = name_keys(site, src)
+    # a source in the reach of added names had its keys looked up from its text already
+    keys = known if known is not None and source in gate.names.reach else name_keys(site, src)
     if keys != known:  # the names looked up and digested above are not its text's
         named = named_by_keys(site, source, keys)
-        read = _digest(gate, site, found, qi, src, pages, named, ann)
+        read = read_of(named)
     return keys, named, read
-
-
-def _digest(
-    gate: SourceGate,
-    site: SiteContext,
-    found: Searched,
-    qi: int,
-    src: SourceText,
-    pages: Mapping[str, str],
-    named: Mapping[str, Mention],
-    ann: AnnIndex,
-) -> GateRead:
-    """:func:`gate_digest` of a searched source with ``gate``'s salt and limits."""
-    page = pages.get(found.sources[qi], "")
-    return gate_digest(gate.salt, site, found, qi, src, page, named, ann, gate.limits)
 
 
 def named_by_keys(site: SiteContext, source: str, keys: Iterable[str]) -> dict[str, Mention]:

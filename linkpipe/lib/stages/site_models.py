@@ -34,6 +34,7 @@ import polars as pl
 
 from linkpipe.lib import progress
 from linkpipe.lib.links.site_models import (
+    ModelUpdate,
     SiteModels,
     SitePage,
     StoredRows,
@@ -128,14 +129,12 @@ def kept_fit(db_path: str | Path, crawl_id: str) -> KeptFit | None:
 
 @dataclass(frozen=True)
 class Updated:
-    """Models brought from ``previous`` to this crawl by the pages in ``changed``, with the
-    names counted again and the unchanged pages read for them."""
+    """The update (:class:`~linkpipe.lib.links.site_models.ModelUpdate`) that brought the
+    models of ``previous`` to this crawl by the pages in ``changed``."""
 
-    models: SiteModels
+    update: ModelUpdate
     previous: str
     changed: frozenset[str]
-    names_recounted: int = 0
-    pages_reread: int = 0
 
 
 def updated_models(
@@ -180,10 +179,7 @@ def updated_models(
         texts_of,
         since_fit,
     )
-    if update is None:
-        return None
-    models, recounted, reread = update
-    return Updated(models, kept.previous, frozenset(changed), recounted, reread)
+    return None if update is None else Updated(update, kept.previous, frozenset(changed))
 
 
 def texts_changed_since(con: duckdb.DuckDBPyConnection, crawl_id: str, earlier: str) -> set[str]:
@@ -258,7 +254,7 @@ def materialize_site_models(
     meta |= {"names_recounted": 0, "pages_reread": 0}
     if kept_rows is not None and updated is not None:
         meta |= {"page_rows_kept": len(kept_rows.keys), "updated_from": kept_rows.from_crawl_id}
-        meta |= {"names_recounted": updated.names_recounted, "pages_reread": updated.pages_reread}
+        meta |= updated.update.figures()
     return StageResult(written, shown, summary | meta)
 
 
@@ -290,7 +286,7 @@ def _models(
     if kept is not None and update:
         updated = updated_models(db_path, crawl_id, kept, links, settings)
         if updated is not None:
-            return updated.models, updated
+            return updated.update.models, updated
     pages = site_pages(db_path, crawl_id)
     texts = _texts(db_path, crawl_id, len(pages))
     fitted = kept.statistics if kept else None
