@@ -4,11 +4,11 @@ from linkpipe.lib.content.extraction import extract_main_content
 from linkpipe.lib.links.anchors import (
     SourceText,
     TargetProfile,
-    name_hits,
     target_phrases,
     title_phrases,
 )
 from linkpipe.lib.links.lexical_anchors import place_anchor
+from linkpipe.lib.links.name_anchors import name_hits
 from linkpipe.lib.text.lexical import is_generic_anchor
 
 HTML = """<html><body><main><article><h1>Historical optimization explained</h1>
