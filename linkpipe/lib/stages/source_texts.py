@@ -36,12 +36,6 @@ class ShardTexts:
         for first in range(0, len(urls), self.chunk):
             yield self.read(urls[first : first + self.chunk])
 
-    @classmethod
-    def held(cls, texts: dict[str, SourceText]) -> ShardTexts:
-        """Texts already in memory, as one chunk."""
-        lengths = {url: len(texts[url].text) for url in sorted(texts)}
-        return cls(lengths, lambda urls: {url: texts[url] for url in urls}, max(1, len(texts)))
-
 
 def shard_texts(db_path: str | Path, crawl_id: str, shard: int) -> ShardTexts:
     """The shard's sources and their texts' lengths; each chunk's texts read by opening the
