@@ -50,15 +50,17 @@ def previous_shard(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) ->
         return NO_PREVIOUS
     previous = found[0]["crawl_id"]
     params = [previous, shard]
-    placements = fetch_frames(con, "read/select_shard_placements", params, READ_ROWS)
-    digests = fetch_dicts(con, "read/select_shard_source_digests", params)
+    placements = ShardPlacements.of_frames(
+        fetch_frames(con, "read/select_shard_placements", params, READ_ROWS)
+    )
     pairs = ShardPairs.of_frames(
         fetch_frames(con, "read/select_shard_pair_digests", params, READ_ROWS)
     )
+    digests = fetch_dicts(con, "read/select_shard_source_digests", params)
     gates = fetch_dicts(con, "read/select_shard_gate_reads", params)
     return PreviousShard(
         previous,
-        ShardPlacements.of_frames(placements),
+        placements,
         {r["source_url"]: r["digest"] for r in digests},
         pairs.pair_digests(),
         pairs.targets(),
