@@ -84,7 +84,9 @@ class ShardPairs:
             digests.append(hex_keys(frame["pair_digest"]))
             runs = frame.select(pl.col("source_url").rle()).unnest("source_url")
             for source, length in runs.select("value", "len").iter_rows():
-                lo = spans[source][0] if source in spans else done
+                lo, end = spans.get(source, (done, done))
+                if end != done:  # a source's rows must be consecutive
+                    raise ValueError(f"the rows of {source!r} are not ordered by source")
                 spans[source] = (lo, done + length)
                 done += length
         return cls(

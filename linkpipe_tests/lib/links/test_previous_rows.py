@@ -52,6 +52,12 @@ def test_pairs_by_source_whatever_the_frames_cut(cut: int) -> None:
     assert sorted(pairs.urls) == ["/a", "/b", "/c", "/d", "/é"]  # each URL held once
 
 
+def test_pairs_not_ordered_by_source_are_refused() -> None:
+    rows = [ROWS[0], ROWS[3], ROWS[1]]  # /a, /b, /a again
+    with pytest.raises(ValueError, match="not ordered by source"):
+        ShardPairs.of_frames(_frames(rows, 2, ["source_url", "target_url", "pair_digest"]))
+
+
 def test_pairs_of_no_rows() -> None:
     pairs = ShardPairs.of_frames([])
     assert len(pairs.pair_digests()) == 0 and pairs.targets().get("/a") is None
