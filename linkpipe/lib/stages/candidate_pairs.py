@@ -13,8 +13,7 @@ earlier crawl of the same start URL with ``candidate_pairs`` rows in the shard."
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,10 +23,7 @@ from linkpipe.lib import model_cpu, progress
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import EMPTY, candidate_rows, pair_keys
-from linkpipe.lib.links.long_sources import is_long
-from linkpipe.lib.links.name_anchors import name_hits
-from linkpipe.lib.links.placement import PartParses, Plan
-from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
+from linkpipe.lib.links.retrieval import CandidateLimits, retrieve
 from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.source_gate import (
@@ -40,6 +36,7 @@ from linkpipe.lib.links.source_reuse import SourceReuse
 from linkpipe.lib.spilled import SpilledFrames, spill_folder
 from linkpipe.lib.stages.ann_index import load_ann_index
 from linkpipe.lib.stages.candidate_context import site_context
+from linkpipe.lib.stages.candidate_parses import load_name_parses, part_parses
 from linkpipe.lib.stages.candidate_previous import (
     NO_PREVIOUS,
     PreviousShard,
@@ -346,87 +343,9 @@ def _batch_rows(
         for f in found
     }
     if parses is not None:
-        _load_parses(parses, site, reuse, found, texts, keys, copied)
-    around = _part_parses(parses, site) if parses is not None else None
+        load_name_parses(parses, site, reuse, found, texts, keys, copied)
+    around = part_parses(parses, site) if parses is not None else None
     rows = candidate_rows(site, found, texts, None, reuse, None, keys, copied, True, around)
     if parses is not None:
         parses.store(texts[f.source] for f in found)
     return rows
-
-
-def _load_parses(
-    parses: ParseCache,
-    site: SiteContext,
-    reuse: AnchorReuse | None,
-    found: list[Retrieved],
-    texts: Mapping[str, SourceText],
-    keys: Mapping[str, list[str | None]],
-    copied: Mapping[str, Set[str]],
-) -> None:
-    """Load the stored parses of the sentences placing the batch's sources will judge
-    (:func:`name_sentences`; a long source's are loaded part by part, not held)."""
-    todo = {
-        id(texts[f.source]): f
-        for f in found
-        if not is_long(texts[f.source]) and not _all_known(reuse, f, keys, copied)
-    }
-    parses.load(
-        (texts[f.source] for f in todo.values()),
-        lambda src: name_sentences(site, reuse, todo[id(src)], keys, copied, src),
-    )
-
-
-def _part_parses(parses: ParseCache, site: SiteContext) -> PartParses:
-    """Placing a part of a long source on names: the stored parses of the part's sentences
-    that hold a name of a target still to place loaded before, the new parses stored after
-    (a refresh that places a long source's new pairs parses nothing it parsed before)."""
-
-    @contextmanager
-    def around(plan: Plan, part: SourceText) -> Iterator[None]:
-        todo = [t for t, known in zip(plan.targets, plan.known, strict=True) if known is None]
-        parses.load([part], lambda src: _name_sentences_of(site, todo, src))
-        yield
-        parses.store([part])
-
-    return around
-
-
-def _name_sentences_of(site: SiteContext, targets: Iterable[str], src: SourceText) -> set[int]:
-    """The sentences (numbers of ``src.ranges``) holding a name of one of ``targets``."""
-    return {hit[0] for t in targets for hit in name_hits(src, site.profile(t))}
-
-
-def name_sentences(
-    site: SiteContext,
-    reuse: AnchorReuse | None,
-    found: Retrieved,
-    keys: Mapping[str, list[str | None]],
-    copied: Mapping[str, Set[str]],
-    src: SourceText,
-) -> set[int]:
-    """The sentences (numbers of ``src.ranges``) that placing the source's pairs on names
-    judges: those holding a name of a target whose pair is neither copied nor known to
-    ``reuse`` (the candidate step judges no other: see
-    :func:`~linkpipe.lib.links.name_anchors.exact_mentions`)."""
-    skip = copied.get(found.source, frozenset())
-    todo = [
-        target
-        for target, key in zip(found.neighbours, keys[found.source], strict=True)
-        if target not in skip and not (reuse is not None and reuse.covers([key]))
-    ]
-    return _name_sentences_of(site, todo, src)
-
-
-def _all_known(
-    reuse: AnchorReuse | None,
-    found: Retrieved,
-    keys: Mapping[str, list[str | None]],
-    copied: Mapping[str, Set[str]],
-) -> bool:
-    """Whether ``reuse`` knows the placements of every pair of the source whose row is not
-    ``copied`` (then none of its sentences is judged: its stored parses are not read)."""
-    if reuse is None:
-        return False
-    skip = copied.get(found.source, frozenset())
-    pairs = zip(keys[found.source], found.neighbours, strict=True)
-    return reuse.covers(k for k, t in pairs if t not in skip)
