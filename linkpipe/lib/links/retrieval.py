@@ -4,6 +4,7 @@ content are skipped, and found again as the site's labelled pairs."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,13 +23,17 @@ def named_targets(site: SiteContext, source: str, src: SourceText) -> dict[str, 
     return site.mentions.mentions_in(stems, exclude={source})
 
 
-def tfidf_neighbours(site: SiteContext, sources: list[str], k: int) -> list[list[str]]:
-    """For each source, up to ``k`` pages of highest TF-IDF cosine, best first, found through
-    the lexical index (its recall against comparing with every page is measured with the
-    site models)."""
+def tfidf_neighbours(
+    site: SiteContext, sources: list[str], k: int | Sequence[int]
+) -> list[list[str]]:
+    """For each source, up to ``k`` pages (one number, or one a source) of highest TF-IDF
+    cosine, best first, found through the lexical index (its recall against comparing with
+    every page is measured with the site models)."""
     tfidf = site.models.tfidf
     rows = [tfidf.row_of.get(s, -1) for s in sources]
-    found = iter(site.models.index.neighbours([r for r in rows if r >= 0], k))
+    ks = [k] * len(sources) if isinstance(k, int) else list(k)
+    asked = [(r, n) for r, n in zip(rows, ks, strict=True) if r >= 0]
+    found = iter(site.models.index.neighbours([r for r, _ in asked], [n for _, n in asked]))
     return [
         [] if row < 0 else [tfidf.urls[j] for j in next(found) if tfidf.urls[j] in site.row_of]
         for row in rows
@@ -57,32 +62,45 @@ class Retrieved:
     linked: dict[str, float] = field(default_factory=dict)  # labelled pairs: target -> sim
 
 
+MAX_LINKED_DEPTH = 200  # embedding hits a source's search reads at most beyond k for its links
+
+
 @dataclass(frozen=True)
 class Searched:
     """What the two indexes found for a batch of sources (the first step of :func:`retrieve`):
-    each source's embedding hits, best first (similarities and ANN rows, as deep as the batch's
-    most linked source needs) and TF-IDF neighbours."""
+    each source's embedding hits, best first (similarities and ANN rows; the arrays are as deep
+    as the batch's most linked source needs, a source reads its own ``depth``: :meth:`hits`)
+    and TF-IDF neighbours."""
 
     sources: list[str]
     query: np.ndarray  # the sources' vectors
     sims: np.ndarray
     ids: np.ndarray
     lexical: list[list[str]]
+    depth: list[int] = field(default_factory=list)  # each source's embedding hits
+
+    def hits(self, qi: int) -> tuple[np.ndarray, np.ndarray]:
+        """(similarities, ANN rows) of the ``qi``-th source's embedding hits, best first."""
+        depth = self.depth[qi] if self.depth else self.ids.shape[1]
+        return self.sims[qi][:depth], self.ids[qi][:depth]
 
 
 def search(
     site: SiteContext, sources: list[str], ann: AnnIndex, limits: CandidateLimits
 ) -> Searched:
-    """The embedding and TF-IDF neighbours of the sources (those of the site), in one batch."""
+    """The embedding and TF-IDF neighbours of the sources (those of the site), in one batch.
+    Already-linked pages do not use up a source's places: it searches deeper by as many pages
+    as it links (the embedding index up to :data:`MAX_LINKED_DEPTH` deeper), by its own links
+    alone, so that what it finds does not depend on the sources searched beside it."""
     sources = [s for s in sources if s in site.row_of]
     if not sources:
         return Searched([], np.zeros((0, 1)), np.zeros((0, 0)), np.zeros((0, 0), np.int64), [])
     query = site.vectors[[site.row_of[s] for s in sources]]
-    # Already-linked pages do not use up the k places: search deeper for pages that link a lot.
-    most_linked = max(len(site.content_links.get(s, ())) for s in sources)
-    sims, ids = ann.search(query, min(limits.k + 1 + most_linked, limits.k + 1 + 200))
-    lexical = tfidf_neighbours(site, sources, limits.k_lexical + 1 + most_linked)
-    return Searched(sources, query, sims, ids, lexical)
+    linked = [len(site.content_links.get(s, ())) for s in sources]
+    depth = [limits.k + 1 + min(n, MAX_LINKED_DEPTH) for n in linked]
+    sims, ids = ann.search(query, max(depth))
+    lexical = tfidf_neighbours(site, sources, [limits.k_lexical + 1 + n for n in linked])
+    return Searched(sources, query, sims, ids, lexical, depth)
 
 
 def retrieve(
@@ -114,12 +132,12 @@ def gather(
     """The candidate targets of the ``qi``-th source of a search, ``named``: the targets its
     text names (:func:`named_targets`)."""
     source = found.sources[qi]
-    neighbours = semantic_neighbours(site, source, ann, found.sims[qi], found.ids[qi], limits)
+    hits = found.hits(qi)
+    neighbours = semantic_neighbours(site, source, ann, *hits, limits)
     for target in other_targets(site, source, found.lexical[qi], named, limits):
         if target not in neighbours:
             sim = float(found.query[qi] @ site.vectors[site.row_of[target]])
             neighbours[target] = (0, sim)
-    hits = (found.sims[qi], found.ids[qi])
     linked = linked_neighbours(site, source, ann, hits, found.lexical[qi], named, limits)
     return Retrieved(source, neighbours, named, linked)
 

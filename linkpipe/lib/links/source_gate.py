@@ -260,14 +260,15 @@ def gate_digest(
     names (:func:`named_by_keys`)."""
     source = found.sources[qi]
     h = hashlib.sha1(f"{salt}|{source}={page}|{source_key(src)}".encode("utf-8", "surrogatepass"))
-    depth = read_depth(site, source, ann, found.sims[qi], found.ids[qi], limits)
-    urls = [ann.urls[i] if i >= 0 else "" for i in found.ids[qi][:depth].tolist()]
-    reach = (found.sims[qi][:depth] >= limits.min_similarity).tolist()
-    sims = found.sims[qi][:depth].astype(np.float32)  # as searched (float32)
+    all_sims, all_ids = found.hits(qi)
+    depth = read_depth(site, source, ann, all_sims, all_ids, limits)
+    urls = [ann.urls[i] if i >= 0 else "" for i in all_ids[:depth].tolist()]
+    reach = (all_sims[:depth] >= limits.min_similarity).tolist()
+    sims = all_sims[:depth].astype(np.float32)  # as searched (float32)
     hits = [(u, u in site.row_of, r) for u, r in zip(urls, reach, strict=True)]
     linked = site.content_links.get(source, set())
     lexical = [t for t in found.lexical[qi] if t in linked]  # the others: in names_read
-    h.update(repr((hits, depth == len(found.ids[qi]), lexical)).encode())
+    h.update(repr((hits, depth == len(all_ids), lexical)).encode())
     h.update(repr(names_read(site, source, named, found.lexical[qi], limits)).encode())
     return GateRead(h.hexdigest()[:32], tuple(urls), sims.tobytes())
 

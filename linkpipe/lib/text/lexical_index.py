@@ -79,9 +79,15 @@ class LexicalIndex:
             self._postings = build_postings(champions, self.matrix)
         return self._postings
 
-    def neighbours(self, rows: Sequence[int], k: int, chunk: int = 128) -> Neighbours:
-        """For each of ``rows``, up to ``k`` rows with a positive cosine, best first (the row
-        itself included: it is its own best match); ``chunk`` queries at a time."""
+    def neighbours(
+        self, rows: Sequence[int], k: int | Sequence[int], chunk: int = 128
+    ) -> Neighbours:
+        """For each of ``rows``, up to ``k`` rows (one number, or one a row) with a positive
+        cosine, best first (the row itself included: it is its own best match); ``chunk``
+        queries at a time. A row's neighbours do not depend on the rows asked beside it."""
+        ks = [k] * len(rows) if isinstance(k, int) else list(k)
+        if len(ks) != len(rows):
+            raise ValueError(f"{len(ks)} neighbour counts for {len(rows)} rows")
         out: Neighbours = []
         dense = np.zeros(self.matrix.shape[1])  # one query at a time, reset after use
         for first in range(0, len(rows), chunk):
@@ -89,7 +95,7 @@ class LexicalIndex:
             lookups = heaviest(queries, self.settings.query_terms)
             partial = self.postings.partial_sums(lookups)
             for i in range(queries.shape[0]):
-                out.append(self._rerank(partial, queries, i, dense, k))
+                out.append(self._rerank(partial, queries, i, dense, ks[first + i]))
         return out
 
     def _rerank(

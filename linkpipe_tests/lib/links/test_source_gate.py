@@ -5,6 +5,7 @@ import numpy as np
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.retrieval import (
     CandidateLimits,
+    gather,
     linked_neighbours,
     search,
     semantic_neighbours,
@@ -119,6 +120,30 @@ def test_the_gate_digest_reads_hits_names_and_text() -> None:
     found.sims[0][2] = -2.0
     below = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
     assert below.digest != before.digest
+
+
+def test_what_a_source_finds_does_not_depend_on_the_sources_searched_beside_it() -> None:
+    # /p0 links /p9; /p1 links nine pages: searched beside it, /p0 once read a TF-IDF list
+    # and embedding hits as deep as /p1 needs (its gate digest and labelled pairs with them)
+    limits = CandidateLimits(k=3, min_similarity=-1.0, k_lexical=1)
+    links = {"/p0": {"/p9"}, "/p1": {f"/p{i}" for i in range(3, 11) if i != 9} | {"/p11"}}
+    site = _site(links)
+    ann = build_index(site.vectors, [p.url for p in site.pages])
+    src = text()
+    alone = search(site, ["/p0"], ann, limits)
+    beside = search(site, ["/p0", "/p1"], ann, limits)
+    assert beside.ids.shape[1] > alone.ids.shape[1]  # the batch searched deeper for /p1
+    assert alone.lexical[0] == beside.lexical[0] and len(alone.lexical[0]) <= 1 + 1 + 1
+    for a, b in zip(alone.hits(0), beside.hits(0), strict=True):
+        assert a.tolist() == b.tolist()
+    named = named_by_keys(site, "/p0", name_keys(site, src))
+    digests = [
+        gate_digest("salt", site, found, 0, src, "f", named, ann, limits).digest
+        for found in (alone, beside)
+    ]
+    assert digests[0] == digests[1]
+    first, second = (gather(site, found, 0, named, ann, limits) for found in (alone, beside))
+    assert first == second and first.linked
 
 
 def test_a_source_passes_only_when_nothing_it_reads_changed() -> None:

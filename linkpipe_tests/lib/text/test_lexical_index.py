@@ -1,6 +1,7 @@
 """The lexical index: exact order where it finds the pages, recall against exact search."""
 
 import numpy as np
+import pytest
 from scipy import sparse
 
 from linkpipe.lib.text.lexical_index import (
@@ -38,6 +39,19 @@ def test_neighbours_in_cosine_order_with_the_page_itself_first() -> None:
     assert list(found) == [0, 1, 2]  # page 4 shares no word: never a neighbour
     sims = (matrix[found] @ matrix[0].T).toarray().ravel()
     assert sims[0] > 0.999 and sims[1] > sims[2] > 0
+
+
+def test_each_row_gets_its_own_count_of_neighbours_whatever_is_asked_beside_it() -> None:
+    matrix = _matrix(zipf_corpus(400, seed=3))
+    index = LexicalIndex(matrix, IndexSettings(posting_cap=64, rerank=40, query_terms=16))
+    rows, counts = [5, 17, 230, 399], [3, 60, 1, 12]  # 60: more than the rerank of 40
+    together = index.neighbours(rows, counts, chunk=2)
+    for row, count, found in zip(rows, counts, together, strict=True):
+        [alone] = index.neighbours([row], count)
+        assert found.tolist() == alone.tolist() and 0 < len(found) <= count
+    assert len(together[1]) > 40  # a count beyond the rerank reranks that many
+    with pytest.raises(ValueError, match="3 neighbour counts for 4 rows"):
+        index.neighbours(rows, counts[:3])
 
 
 def test_recall_at_10_on_a_generated_site_of_3000_pages() -> None:
