@@ -13,7 +13,7 @@ earlier crawl of the same start URL with ``candidate_pairs`` rows in the shard."
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +35,7 @@ from linkpipe.lib.links.source_gate import (
 from linkpipe.lib.links.source_reuse import SourceReuse
 from linkpipe.lib.spilled import SpilledFrames, spill_folder
 from linkpipe.lib.stages.ann_index import load_ann_index
-from linkpipe.lib.stages.candidate_context import site_context
+from linkpipe.lib.stages.candidate_context import held_page_digests, site_context
 from linkpipe.lib.stages.candidate_parses import load_name_parses, part_parses
 from linkpipe.lib.stages.candidate_previous import (
     NO_PREVIOUS,
@@ -116,12 +116,14 @@ def materialize_candidate_pairs(
         texts = shard_texts(db_path, crawl_id, shard)
         with open_db(db_path) as con:
             previous = previous_shard(con, crawl_id, shard) if reuse else NO_PREVIOUS
-            pages, terms = page_digests(con, crawl_id), _terms_digest(con, crawl_id)
+            terms = _terms_digest(con, crawl_id)
+            pages = _page_digests(con, db_path, crawl_id, site_digest, crawl_id)
+            earlier = _page_digests(con, db_path, crawl_id, site_digest, previous.crawl_id)
     known = AnchorReuse(model, True, previous.placements)
     settings = f"{model}|{known.semantic}|{k}|{config}|{terms}|{site.ubiquitous_digest}"
     sources = SourceReuse(settings, pages, previous.digests, previous.pairs)
     with open_db(db_path) as con:
-        gate = _source_gate(con, crawl_id, previous, sources, site, texts, k)
+        gate = _source_gate(con, crawl_id, previous, sources, earlier, site, texts, k)
     parses = ParseCache(db_path)
     with spill_folder(db_path) as folder:
         rows = ShardRows(sources, SpilledFrames(folder, f"candidates-{shard}"))
@@ -155,22 +157,36 @@ def _terms_digest(con: duckdb.DuckDBPyConnection, crawl_id: str) -> str:
     return str(fetch_dicts(con, "read/select_site_terms_digest", [crawl_id])[0]["digest"])
 
 
+def _page_digests(
+    con: duckdb.DuckDBPyConnection, db_path: str | Path, crawl_id: str, inputs: str, of: str | None
+) -> Mapping[str, str]:
+    """The page fact digests of crawl ``of`` (this crawl, or its previous one; {} for none),
+    read once for all the shards this process computes of the crawl (``inputs``: the digest
+    of its site context's inputs, see :func:`held_page_digests`)."""
+    if of is None:
+        return {}
+    return held_page_digests(db_path, crawl_id, inputs, of, lambda: page_digests(con, of))
+
+
 def _source_gate(
     con: duckdb.DuckDBPyConnection,
     crawl_id: str,
     previous: PreviousShard,
     sources: SourceReuse,
+    earlier: Mapping[str, str],
     site: SiteContext,
     texts: ShardTexts,
     k: int,
 ) -> SourceGate:
     """The shard's :class:`SourceGate`: the row digests' salt, the previous crawl's gate
-    digests, name keys and targets, and what changed since, the site's names included
-    (closed, computing digests only, without a previous crawl)."""
+    digests, name keys and targets, and what changed since (``earlier``: the previous crawl's
+    page fact digests), the site's names included (closed, computing digests only, without a
+    previous crawl)."""
     limits = CandidateLimits(k=k)
     if previous.crawl_id is None:
         return SourceGate(sources.salt, SiteChanges(frozenset(), frozenset()), limits, open=False)
-    changes = site_changes(con, crawl_id, previous.crawl_id, sources.pages, site.mentions.config)
+    config = site.mentions.config
+    changes = site_changes(con, crawl_id, previous.crawl_id, sources.pages, earlier, config)
     names = name_changes(con, crawl_id, previous.crawl_id, site.models.tfidf, texts.lengths)
     stored = (previous.gates, previous.keys, previous.targets, previous.sims)
     return SourceGate(sources.salt, changes, limits, *stored, names=names)

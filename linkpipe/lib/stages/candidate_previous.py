@@ -81,13 +81,14 @@ def site_changes(
     crawl_id: str,
     previous: str,
     pages: Mapping[str, str],
+    before: Mapping[str, str],
     names: MentionConfig,
 ) -> SiteChanges:
     """What changed since ``previous`` (see :class:`SiteChanges`): the pages whose stored facts
-    (``pages``: this crawl's digests) differ, came or went, those whose incoming links or
-    their anchors changed, and those for which a one-word name of theirs became or stopped
-    being an anchor (``names``: the name index's settings)."""
-    before = page_digests(con, previous)
+    (``pages``, ``before``: this crawl's and the previous crawl's digests, :func:`page_digests`)
+    differ, came or went, those whose incoming links or their anchors changed, and those for
+    which a one-word name of theirs became or stopped being an anchor (``names``: the name
+    index's settings)."""
     changed = {u for u in pages.keys() | before.keys() if pages.get(u) != before.get(u)}
     links = "read/select_changed_link_targets"
     relinked = {r["resolved_url"] for r in fetch_dicts(con, links, [crawl_id, previous])}

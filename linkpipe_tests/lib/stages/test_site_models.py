@@ -14,6 +14,7 @@ from linkpipe.lib.stages import candidate_pairs as stage
 from linkpipe.lib.stages.ann_index import load_ann_index
 from linkpipe.lib.stages.candidate_context import load_site_context
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
+from linkpipe.lib.stages.candidate_previous import page_digests as page_fact_digests
 from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
 from linkpipe.lib.stages.site_models import (
     SiteModelsMissing,
@@ -131,11 +132,22 @@ def test_shards_use_the_index_settings_stored_with_the_models(demo_db) -> None:
 
 
 def test_shards_of_one_process_share_the_site_context_while_its_inputs_stay(
-    demo_db, fake_model
+    demo_db, fake_model, monkeypatch
 ) -> None:
     materialize_site_models(demo_db, CRAWL)
+    context.release_site_context(demo_db, CRAWL)  # what earlier tests left held
+    read = []
+
+    def page_digests(con, crawl_id):  # noqa: ANN001, ANN202
+        read.append(crawl_id)
+        return page_fact_digests(con, crawl_id)
+
+    monkeypatch.setattr(stage, "page_digests", page_digests)
     materialize_candidate_pairs(demo_db, CRAWL, 0, fake_model, reuse=False)
-    first = context._held[0][1]
+    first = context._held[0].site
+    with open_db(demo_db) as con:
+        assert context._held[0].digests == {CRAWL: page_fact_digests(con, CRAWL)}
+    assert read == [CRAWL] and len(context._held[0].digests[CRAWL]) == len(first.pages)
     assert first.models.index.settings == IndexSettings()
     # its arrays are mapped from the files every process of the machine shares
     mapped = [p for p in mapped_root(demo_db).iterdir() if (p / "vectors.npy").exists()]
@@ -155,13 +167,15 @@ def test_shards_of_one_process_share_the_site_context_while_its_inputs_stay(
     assert len([p for p in mapped_root(demo_db).iterdir() if p.is_dir()]) == 2
     assert ann.index.ntotal == len(urls)
     materialize_candidate_pairs(demo_db, CRAWL, 1, fake_model, reuse=False)
-    assert context._held[0][1] is first  # loaded once, profiles computed once
+    assert context._held[0].site is first  # loaded once, profiles computed once
     assert len(first._profiles) > 0
+    assert read == [CRAWL]  # the page fact digests too
     # new site models are a new input: the next shard loads the context again
     materialize_site_models(demo_db, CRAWL, IndexSettings(posting_cap=3, rerank=5))
     materialize_candidate_pairs(demo_db, CRAWL, 2, fake_model, reuse=False)
-    second = context._held[0][1]
+    second = context._held[0].site
     assert second is not first and second.models.index.settings.posting_cap > 3
+    assert read == [CRAWL, CRAWL]  # read again with the new context
     assert len(context._held) == 1  # one context held at a time
     now = [p for p in mapped_root(demo_db).iterdir() if p.is_dir()]
     assert len(now) == 2 and mapped[0] not in now  # the context's replaced, the ANN's kept
