@@ -23,15 +23,12 @@ def named_targets(site: SiteContext, source: str, src: SourceText) -> dict[str, 
     return site.mentions.mentions_in(stems, exclude={source})
 
 
-def tfidf_neighbours(
-    site: SiteContext, sources: list[str], k: int | Sequence[int]
-) -> list[list[str]]:
-    """For each source, up to ``k`` pages (one number, or one a source) of highest TF-IDF
-    cosine, best first, found through the lexical index (its recall against comparing with
-    every page is measured with the site models)."""
+def tfidf_neighbours(site: SiteContext, sources: list[str], ks: Sequence[int]) -> list[list[str]]:
+    """For each source, up to its number in ``ks`` of pages of highest TF-IDF cosine, best
+    first, found through the lexical index (its recall against comparing with every page is
+    measured with the site models)."""
     tfidf = site.models.tfidf
     rows = [tfidf.row_of.get(s, -1) for s in sources]
-    ks = [k] * len(sources) if isinstance(k, int) else list(k)
     asked = [(r, n) for r, n in zip(rows, ks, strict=True) if r >= 0]
     found = iter(site.models.index.neighbours([r for r, _ in asked], [n for _, n in asked]))
     return [

@@ -85,7 +85,7 @@ class LexicalIndex:
         """For each of ``rows``, up to ``k`` rows (one number, or one a row) with a positive
         cosine, best first (the row itself included: it is its own best match); ``chunk``
         queries at a time. A row's neighbours do not depend on the rows asked beside it."""
-        ks = [k] * len(rows) if isinstance(k, int) else list(k)
+        ks = [int(k)] * len(rows) if isinstance(k, (int, np.integer)) else list(k)
         if len(ks) != len(rows):
             raise ValueError(f"{len(ks)} neighbour counts for {len(rows)} rows")
         out: Neighbours = []
