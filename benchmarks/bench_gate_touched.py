@@ -20,12 +20,12 @@ or what differs.
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from bench_lexical_reuse import refresh_parser, report
 
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.retrieval import (
@@ -152,18 +152,10 @@ def measure(db: Path, previous: str, crawl: str, shard: int, model: str) -> dict
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("db", type=Path)
-    parser.add_argument("--previous", required=True, help="the previous crawl's id")
-    parser.add_argument("--crawl", required=True, help="the refresh's crawl id")
-    parser.add_argument("--shard", type=int, default=0)
+    parser = refresh_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=DEFAULT_MODEL)
-    parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    figures = measure(args.db, args.previous, args.crawl, args.shard, args.model)
-    print(json.dumps(figures, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=1))
+    report(measure(args.db, args.previous, args.crawl, args.shard, args.model), args.json)
 
 
 if __name__ == "__main__":

@@ -109,18 +109,27 @@ def measure(db: Path, previous: str, crawl: str, shard: int) -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def refresh_parser(description: str) -> argparse.ArgumentParser:
+    """The arguments of a benchmark of one shard of a stored refresh and its previous crawl."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("db", type=Path)
     parser.add_argument("--previous", required=True, help="the previous crawl's id")
     parser.add_argument("--crawl", required=True, help="the refresh's crawl id")
     parser.add_argument("--shard", type=int, default=0)
     parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
-    figures = measure(args.db, args.previous, args.crawl, args.shard)
+    return parser
+
+
+def report(figures: dict[str, Any], path: Path | None) -> None:
+    """Print the figures, and write them to ``path`` when given."""
     print(json.dumps(figures, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=1))
+    if path:
+        path.write_text(json.dumps(figures, indent=1))
+
+
+def main() -> None:
+    args = refresh_parser(__doc__.split("\n\n")[0]).parse_args()
+    report(measure(args.db, args.previous, args.crawl, args.shard), args.json)
 
 
 if __name__ == "__main__":
