@@ -134,22 +134,31 @@ def materialize_candidate_pairs(
                 copied=_copied_sources(previous.crawl_id, sources, gate),
                 then=[_mention_counts(site.mentions.config, crawl_id, shard)],
             )  # fmt: skip
-    closest = rows.closest
-    meta = {"anchor_mode": "names", "sources": len(texts.lengths)}
-    meta |= {"pairs": written["candidate_pairs"]}
+    meta: dict[str, object] = {"sources": len(texts.lengths), "pairs": written["candidate_pairs"]}
+    meta |= _reuse_figures(sources, gate, known, parses, previous.crawl_id)
+    return StageResult(
+        written,
+        preview(records(rows.closest), ["source_url", "target_url", "semantic_sim", "anchor_text"]),
+        meta | model_cpu.since(before),
+    )
+
+
+def _reuse_figures(
+    sources: SourceReuse,
+    gate: SourceGate,
+    known: AnchorReuse,
+    parses: ParseCache,
+    previous: str | None,
+) -> dict[str, object]:
+    """What a computed shard reports of its reuse: sources copied, quiet, gated pair by pair
+    or re-keyed, pairs copied, names changed, anchors and parses reused."""
+    meta: dict[str, object] = {"anchor_mode": "names", "copied_from": ""}
     meta |= {"sources_copied": len(sources.kept) + len(gate.quiet)}
     meta |= {"sources_quiet": len(gate.quiet), "pairs_copied": len(sources.kept_pairs)}
     meta |= {"sources_gated_by_pair": len(gate.touched), "sources_rekeyed": len(gate.rekeyed)}
     meta |= {"names_added": len(gate.names.added), "names_reach": len(gate.names.reach)}
-    meta |= {"copied_from": ""}
-    meta |= {"anchors_reused": known.reused, "reused_from": previous.crawl_id or ""}
-    meta |= {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
-    meta |= model_cpu.since(before)
-    return StageResult(
-        written,
-        preview(records(closest), ["source_url", "target_url", "semantic_sim", "anchor_text"]),
-        meta,
-    )
+    meta |= {"anchors_reused": known.reused, "reused_from": previous or ""}
+    return meta | {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
 
 
 def _terms_digest(con: duckdb.DuckDBPyConnection, crawl_id: str) -> str:
