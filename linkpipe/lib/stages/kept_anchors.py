@@ -131,9 +131,12 @@ class KeptAnchors:
     sent in jobs of :data:`SOURCES_AT_ONCE` of them, in ``workers`` processes once more than
     :data:`PARALLEL_FROM` sources were placed here (a refresh that places few starts none).
     With ``sink``, every pair's placements go to it as frames of :data:`PLACEMENT_COLUMNS`
-    (the stage writes them to ``kept_placements``; stored ones as they were read, not
-    decoded and encoded again); with ``remember`` they stay in memory for a next scoring of
-    the same crawl (the evaluation scores twice)."""
+    (the stage writes them to ``kept_placements``; those taken by key as they were read, not
+    decoded and encoded again, those of a placed source as placed: a source placed again
+    extends its known prefixes as far as its own ledger looks, and storing the shorter
+    ones read would make the next crawl's site ledger place them fully again); with
+    ``remember`` they stay in memory for a next scoring of the same crawl (the evaluation
+    scores twice)."""
 
     placing: Placing
     reuse: bool = True
@@ -215,7 +218,8 @@ class KeptAnchors:
 
     def _done(self, batch: _Waiting) -> list[CandidatePair]:
         """A batch's pairs, in order, with their placements: those its jobs placed, the others
-        taken by key; kept in memory (``remember``) and given to ``sink``."""
+        taken by key; kept in memory (``remember``) and given to ``sink`` (a pair taken by key
+        as its stored row, a placed one as placed)."""
         pairs: list[CandidatePair] = []
         stored: list[str] = []  # keys whose stored rows are written again as they are
         rows = batch.known if isinstance(batch.known, StoredPlacements) else None
@@ -224,9 +228,9 @@ class KeptAnchors:
             if done is None:  # every pair of its source known (a pair without a key is placed)
                 done = replace(pair, anchors=batch.known[pair.anchor_key or ""])
                 self.reused += 1
+                if rows is not None and done.anchor_key in rows:
+                    stored.append(done.anchor_key or "")
             pairs.append(done)
-            if rows is not None and done.anchor_key in rows:
-                stored.append(done.anchor_key or "")
         if self.remember:
             self._held.update((p.anchor_key, p.anchors) for p in pairs if p.anchor_key)
         if self.sink is not None:

@@ -69,3 +69,40 @@ def test_lazy_placements_give_the_suggestions_of_full_lists(tmp_path, monkeypatc
         f"completed {lazy.meta['placements_completed']} of {len(lazy_placed)} pairs, "
         f"{firsts.meta['placements_completed']} with first placements only"
     )
+
+
+@pytest.mark.slow
+def test_a_source_placed_again_stores_the_placements_it_extended(tmp_path, monkeypatch):
+    """A source placed again (one of its pairs has a new key) extends the stored prefixes of
+    its other pairs as far as its own ledger looks; those are stored, not the shorter rows
+    read, so the next scoring of the same pairs takes them without placing any pair again."""
+    db = tmp_path / "extended.duckdb"
+    monkeypatch.setenv("LINKPIPE_WORKERS", "1")
+    run_demo_crawls(db, ("c1",), DEFAULT_MODEL)
+    suggestions = "SELECT * FROM link_opportunities ORDER BY source_url, target_url"
+    placements = "SELECT * EXCLUDE (crawl_id) FROM kept_placements ORDER BY anchor_key"
+    expected, placed = _rows(db, suggestions), _rows(db, placements)
+    con = duckdb.connect(str(db))
+    # the first placement only of every key stored with more and not all of them (a prefix
+    # placed less deep, as an earlier crawl may have), and one key of each source forgotten
+    # (its pairs are placed again)
+    cut = con.execute(
+        "UPDATE kept_placements SET anchor_alternatives = '[]' WHERE NOT anchors_complete "
+        "AND json_array_length(anchor_alternatives) > 0 RETURNING anchor_key"
+    ).fetchall()
+    forgotten = con.execute(
+        "DELETE FROM kept_placements WHERE anchor_key IN (SELECT min(c.anchor_key) "
+        "FROM link_opportunities o JOIN candidate_pairs c USING (crawl_id, source_url, "
+        "target_url) WHERE o.crawl_id = 'c1' GROUP BY o.source_url) RETURNING anchor_key"
+    ).fetchall()
+    con.close()
+    again = materialize_link_opportunities(db, "c1", DEFAULT_MODEL)
+    stored = {r[0]: len(json.loads(r[9] or "[]")) for r in _rows(db, placements)}
+    extended = [k for (k,) in cut if stored.get(k, 0) > 0]
+    taken = materialize_link_opportunities(db, "c1", DEFAULT_MODEL)
+
+    assert len(cut) > 10 and len(forgotten) > 10
+    assert again.meta["placements_made"] >= len(forgotten) and extended
+    assert _rows(db, suggestions) == expected and placements_agree(_rows(db, placements), placed)
+    assert taken.meta["placements_made"] == 0 and taken.meta["placements_completed"] == 0
+    assert taken.meta["placements_reused"] == len(expected)
