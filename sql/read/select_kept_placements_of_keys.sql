@@ -11,5 +11,6 @@ WHERE anchor_key IN (SELECT unnest(?::VARCHAR[]))
 QUALIFY row_number() OVER (
     PARTITION BY anchor_key
     ORDER BY coalesce(anchors_complete, TRUE) DESC,
-             coalesce(json_array_length(anchor_alternatives), 0) DESC, crawl_id
+             (anchor_text IS NOT NULL)::INTEGER
+             + coalesce(json_array_length(anchor_alternatives), 0) DESC, crawl_id
 ) = 1;
