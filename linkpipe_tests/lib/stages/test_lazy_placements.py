@@ -98,7 +98,8 @@ def test_a_source_placed_again_stores_the_placements_it_extended(tmp_path, monke
     con.close()
     again = materialize_link_opportunities(db, "c1", DEFAULT_MODEL)
     stored = {r[0]: len(json.loads(r[9] or "[]")) for r in _rows(db, placements)}
-    extended = [k for (k,) in cut if stored.get(k, 0) > 0]
+    lost = {k for (k,) in forgotten}
+    extended = [k for (k,) in cut if k not in lost and stored.get(k, 0) > 0]  # known, longer
     taken = materialize_link_opportunities(db, "c1", DEFAULT_MODEL)
 
     assert len(cut) > 10 and len(forgotten) > 10
