@@ -74,7 +74,8 @@ def _reset_peak() -> bool:
         return False
 
 
-def _rusage_cpu() -> tuple[float, float]:
+def rusage_cpu() -> tuple[float, float]:
+    """(CPU seconds of this process, of the children it reaped) so far."""
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
@@ -173,7 +174,7 @@ class Meter:
         self.stop()
         sampler = _Sampler()
         exact = _reset_peak()
-        cpu_self, cpu_reaped = _rusage_cpu()
+        cpu_self, cpu_reaped = rusage_cpu()
         self._open = _Open(
             label, time.perf_counter(), cpu_self, cpu_reaped, _live_children_cpu(), sampler, exact
         )
@@ -189,7 +190,7 @@ class Meter:
         o, self._open = self._open, None
         wall = time.perf_counter() - o.wall
         o.sampler.finish()
-        cpu_self, cpu_reaped = _rusage_cpu()
+        cpu_self, cpu_reaped = rusage_cpu()
         live = _live_children_cpu()
         self_s = cpu_self - o.cpu_self - o.sampler.cpu_s
         children_s = cpu_reaped - o.cpu_reaped + live - o.cpu_live

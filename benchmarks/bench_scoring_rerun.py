@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 
 import duckdb
 from bench_lexical_reuse import report
+from bench_meter import rusage_cpu
 
 from linkpipe.lib.stages.link_opportunities import materialize_link_opportunities
 from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
@@ -32,17 +32,11 @@ from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
 FIGURES = ("placements_made", "placements_reused", "placements_completed", "parser_cpu_s")
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and of its children reaped so far."""
-    own, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
 def _run(db: Path, crawl: str, model: str) -> dict[str, Any]:
     """One run of the step: its CPU and what it placed."""
-    before = _cpu()
+    before = sum(rusage_cpu())  # this process and the children it reaped
     meta = materialize_link_opportunities(db, crawl, model).meta
-    return {"cpu_s": round(_cpu() - before, 2)} | {k: meta.get(k) for k in FIGURES}
+    return {"cpu_s": round(sum(rusage_cpu()) - before, 2)} | {k: meta.get(k) for k in FIGURES}
 
 
 def measure(db: Path, crawl: str, model: str) -> dict[str, Any]:
