@@ -286,6 +286,13 @@ ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS name_keys VARCHAR[];
 -- later crawl compares them hit by hit, so that a touched page's new similarity stops only
 -- its own pairs.
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS gate_sims BLOB;
+-- The URL of each embedding hit the gate read ('' for none), how many hits the search
+-- returned, and the index they were searched on (kind, lists, model): a later crawl takes
+-- them instead of searching when no changed vector reaches the similarity of the last hit
+-- read (lib/links/kept_hits.py).
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS gate_hits VARCHAR[];
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS hits_searched INTEGER;
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS search_salt VARCHAR;
 
 -- The digest of everything a shard's candidate_pairs rows were computed from (site pages,
 -- embeddings, links, the shard's sentences, settings, model, code): a later crawl of the same

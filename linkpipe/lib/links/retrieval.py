@@ -4,7 +4,7 @@ content are skipped, and found again as the site's labelled pairs."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,21 +83,66 @@ class Searched:
 
 
 def search(
-    site: SiteContext, sources: list[str], ann: AnnIndex, limits: CandidateLimits
+    site: SiteContext,
+    sources: list[str],
+    ann: AnnIndex,
+    limits: CandidateLimits,
+    kept: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> Searched:
     """The embedding and TF-IDF neighbours of the sources (those of the site), in one batch.
     Already-linked pages do not use up a source's places: it searches deeper by as many pages
     as it links (the embedding index up to :data:`MAX_LINKED_DEPTH` deeper), by its own links
-    alone, so that what it finds does not depend on the sources searched beside it."""
+    alone, so that what it finds does not depend on the sources searched beside it. ``kept``:
+    the embedding hits (similarities, index rows) of sources that are not searched again
+    (:mod:`~linkpipe.lib.links.kept_hits`)."""
     sources = [s for s in sources if s in site.row_of]
     if not sources:
         return Searched([], np.zeros((0, 1)), np.zeros((0, 0)), np.zeros((0, 0), np.int64), [])
     query = site.vectors[[site.row_of[s] for s in sources]]
     linked = [len(site.content_links.get(s, ())) for s in sources]
-    depth = [limits.k + 1 + min(n, MAX_LINKED_DEPTH) for n in linked]
-    sims, ids = ann.search(query, max(depth))
+    depth = [search_depth(limits, n) for n in linked]
+    kept = kept or {}
+    asked = [i for i, s in enumerate(sources) if s not in kept]
+    found = (
+        ann.search(query[asked], max(depth[i] for i in asked))
+        if asked
+        else (np.zeros((0, 0), np.float32), np.zeros((0, 0), np.int64))
+    )
+    sims, ids = _hits_table(sources, asked, found, kept)
+    for i in asked:
+        depth[i] = min(depth[i], found[1].shape[1])
+    for i, s in enumerate(sources):
+        depth[i] = len(kept[s][0]) if s in kept else depth[i]
     lexical = tfidf_neighbours(site, sources, [limits.k_lexical + 1 + n for n in linked])
     return Searched(sources, query, sims, ids, lexical, depth)
+
+
+def search_depth(limits: CandidateLimits, linked: int) -> int:
+    """The embedding hits a source's search asks for: ``k`` and itself, and as many more as
+    it links pages (up to :data:`MAX_LINKED_DEPTH`)."""
+    return limits.k + 1 + min(linked, MAX_LINKED_DEPTH)
+
+
+def _hits_table(
+    sources: list[str],
+    asked: list[int],
+    found: tuple[np.ndarray, np.ndarray],
+    kept: Mapping[str, tuple[np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray]:
+    """(similarities, rows) of every source's hits, one row a source: those the index found
+    for the sources ``asked`` (their places), the ``kept`` ones for the others; the rest of
+    a row is empty (row -1)."""
+    if not kept:
+        return found
+    width = max([found[1].shape[1], *(len(h[1]) for h in kept.values())])
+    sims = np.full((len(sources), width), -np.inf, dtype=np.float32)
+    ids = np.full((len(sources), width), -1, dtype=np.int64)
+    sims[asked, : found[0].shape[1]] = found[0]
+    ids[asked, : found[1].shape[1]] = found[1]
+    for i, s in enumerate(sources):
+        if s in kept:
+            sims[i, : len(kept[s][0])], ids[i, : len(kept[s][1])] = kept[s]
+    return sims, ids
 
 
 def retrieve(

@@ -52,6 +52,7 @@ import numpy as np
 
 from linkpipe.lib.links.anchor_reuse import source_key
 from linkpipe.lib.links.anchors import SourceText
+from linkpipe.lib.links.kept_hits import Hits
 from linkpipe.lib.links.retrieval import (
     MIN_MENTION_PROBABILITY,
     CandidateLimits,
@@ -83,16 +84,21 @@ class Computed(NamedTuple):
     gate_digest: str
     name_keys: list[str]
     gate_sims: bytes
+    gate_hits: list[str]
+    hits_searched: int
+    search_salt: str
 
 
 @dataclass(frozen=True)
 class GateRead:
     """What the gate reads of a searched source: its gate digest, and the URL ("" for none)
-    and similarity (float32 bytes) of each embedding hit retrieval reads."""
+    and similarity (float32 bytes) of each embedding hit retrieval reads, and how many hits
+    the search gave."""
 
     digest: str
     hits: tuple[str, ...]
     sims: bytes
+    searched: int
 
     def moved(self, stored: bytes) -> list[str]:
         """The hits whose similarity is not, to the bit, the one ``stored`` (the similarities
@@ -135,6 +141,14 @@ class SourceGate:
     computed: dict[str, Computed] = field(default_factory=dict)  # the others'
     touched: dict[str, frozenset[str]] = field(default_factory=dict)  # see :meth:`passes`
     rekeyed: dict[str, Computed] = field(default_factory=dict)  # see :meth:`known_keys`
+    search_salt: str = ""  # the index searched (:func:`~kept_hits.search_salt`)
+    kept_hits: Mapping[str, Hits] = field(default_factory=dict)  # hits taken, not searched
+
+    def stored(self, read: GateRead, keys: list[str]) -> Computed:
+        """What the shard stores of a source the gate read as ``read``, its text holding
+        the name ``keys``."""
+        salt = self.search_salt
+        return Computed(read.digest, keys, read.sims, list(read.hits), read.searched, salt)
 
     def known_keys(self, source: str, site: SiteContext, src: SourceText) -> list[str] | None:
         """The name keys the source's text holds as this crawl's names go, if its text is the
@@ -182,7 +196,7 @@ def retrieve_ungated(
     """:func:`~retrieval.retrieve` for the sources ``gate`` does not find quiet (those it does
     are in ``gate.quiet``), one batch; the gate digest and name keys of each source retrieved
     go to ``gate.computed``. ``pages``: the digest of each page's stored facts."""
-    found = search(site, sources, ann, limits)
+    found = search(site, sources, ann, limits, gate.kept_hits)
     out = []
     for qi, source in enumerate(found.sources):
         src = texts.get(source)
@@ -193,7 +207,7 @@ def retrieve_ungated(
         if through is None:
             continue
         keys, named, read = through
-        gate.computed[source] = Computed(read.digest, keys, read.sims)
+        gate.computed[source] = gate.stored(read, keys)
         out.append(gather(site, found, qi, named, ann, limits))
     return out
 
@@ -221,7 +235,7 @@ def _through_gate(
         read = read_of(named)
         if gate.passes(source, read):
             if known != gate.keys.get(source):
-                gate.rekeyed[source] = Computed(read.digest, known, read.sims)
+                gate.rekeyed[source] = gate.stored(read, known)
             return None
         if gate.digests.get(source) == read.digest:
             return known, named, read  # the text its keys were stored for
@@ -270,7 +284,7 @@ def gate_digest(
     lexical = [t for t in found.lexical[qi] if t in linked]  # the others: in names_read
     h.update(repr((hits, depth == len(all_ids), lexical)).encode())
     h.update(repr(names_read(site, source, named, found.lexical[qi], limits)).encode())
-    return GateRead(h.hexdigest()[:32], tuple(urls), sims.tobytes())
+    return GateRead(h.hexdigest()[:32], tuple(urls), sims.tobytes(), len(all_ids))
 
 
 def read_depth(

@@ -23,7 +23,8 @@ from linkpipe.lib import model_cpu, progress
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import EMPTY, candidate_rows, pair_keys
-from linkpipe.lib.links.retrieval import CandidateLimits, retrieve
+from linkpipe.lib.links.kept_hits import Hits, kept_hits, search_salt
+from linkpipe.lib.links.retrieval import CandidateLimits, retrieve, search_depth
 from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.source_gate import (
@@ -40,8 +41,10 @@ from linkpipe.lib.stages.candidate_parses import load_name_parses, part_parses
 from linkpipe.lib.stages.candidate_previous import (
     NO_PREVIOUS,
     PreviousShard,
+    changed_vectors,
     name_changes,
     page_digests,
+    previous_hits,
     previous_shard,
     site_changes,
 )
@@ -123,7 +126,8 @@ def materialize_candidate_pairs(
     settings = f"{model}|{known.semantic}|{k}|{config}|{terms}|{site.ubiquitous_digest}"
     sources = SourceReuse(settings, pages, previous.digests, previous.pairs)
     with open_db(db_path) as con:
-        gate = _source_gate(con, crawl_id, previous, sources, earlier, site, texts, k)
+        searched = Searching(site, ann, search_salt(ann, model), shard, CandidateLimits(k=k))
+        gate = _source_gate(con, crawl_id, previous, sources, earlier, searched, texts)
     parses = ParseCache(db_path)
     with spill_folder(db_path) as folder:
         rows = ShardRows(sources, SpilledFrames(folder, f"candidates-{shard}"))
@@ -156,6 +160,7 @@ def _reuse_figures(
     meta |= {"sources_copied": len(sources.kept) + len(gate.quiet)}
     meta |= {"sources_quiet": len(gate.quiet), "pairs_copied": len(sources.kept_pairs)}
     meta |= {"sources_gated_by_pair": len(gate.touched), "sources_rekeyed": len(gate.rekeyed)}
+    meta |= {"sources_hits_kept": len(gate.kept_hits)}
     meta |= {"names_added": len(gate.names.added), "names_reach": len(gate.names.reach)}
     meta |= {"anchors_reused": known.reused, "reused_from": previous or ""}
     return meta | {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
@@ -177,28 +182,69 @@ def _page_digests(
     return held_page_digests(db_path, crawl_id, inputs, of, lambda: page_digests(con, of))
 
 
+@dataclass(frozen=True)
+class Searching:
+    """What a shard searches: the site, its index (of ``salt``, :func:`search_salt`), the
+    shard's number and the candidates a source gets."""
+
+    site: SiteContext
+    ann: AnnIndex
+    salt: str
+    shard: int
+    limits: CandidateLimits
+
+
 def _source_gate(
     con: duckdb.DuckDBPyConnection,
     crawl_id: str,
     previous: PreviousShard,
     sources: SourceReuse,
     earlier: Mapping[str, str],
-    site: SiteContext,
+    searching: Searching,
     texts: ShardTexts,
-    k: int,
 ) -> SourceGate:
     """The shard's :class:`SourceGate`: the row digests' salt, the previous crawl's gate
     digests, name keys and targets, and what changed since (``earlier``: the previous crawl's
-    page fact digests), the site's names included (closed, computing digests only, without a
-    previous crawl)."""
-    limits = CandidateLimits(k=k)
+    page fact digests), the site's names included, and the embedding hits no change reaches
+    (closed, computing digests only, without a previous crawl)."""
+    site, limits, salt = searching.site, searching.limits, searching.salt
     if previous.crawl_id is None:
-        return SourceGate(sources.salt, SiteChanges(frozenset(), frozenset()), limits, open=False)
+        changes = SiteChanges(frozenset(), frozenset())
+        return SourceGate(sources.salt, changes, limits, open=False, search_salt=salt)
     config = site.mentions.config
     changes = site_changes(con, crawl_id, previous.crawl_id, sources.pages, earlier, config)
     names = name_changes(con, crawl_id, previous.crawl_id, site.models.tfidf, texts.lengths)
     stored = (previous.gates, previous.keys, previous.targets, previous.sims)
-    return SourceGate(sources.salt, changes, limits, *stored, names=names)
+    hits = _kept_hits(con, previous.crawl_id, searching, changes, sources.pages, earlier)
+    return SourceGate(
+        sources.salt, changes, limits, *stored, names=names, search_salt=salt, kept_hits=hits
+    )
+
+
+def _kept_hits(
+    con: duckdb.DuckDBPyConnection,
+    previous: str,
+    searching: Searching,
+    changes: SiteChanges,
+    pages: Mapping[str, str],
+    earlier: Mapping[str, str],
+) -> dict[str, Hits]:
+    """The embedding hits of the shard's sources that no change reaches
+    (:mod:`~linkpipe.lib.links.kept_hits`), taken from the previous crawl instead of
+    searched; ``pages``, ``earlier``: this and the previous crawl's page fact digests."""
+    site = searching.site
+    stored = previous_hits(
+        con, previous, searching.shard, searching.salt, lambda s: s not in changes.touched
+    )
+    if stored.is_empty():
+        return {}
+    moved = [u for u in pages.keys() | earlier.keys() if pages.get(u) != earlier.get(u)]
+    changed = changed_vectors(con, previous, moved, site.vectors, site.row_of)
+
+    def asked(source: str) -> int:
+        return search_depth(searching.limits, len(site.content_links.get(source, ())))
+
+    return kept_hits(stored, searching.ann, site.vectors, site.row_of, changed, asked)
 
 
 def _shard_tables(
@@ -219,7 +265,7 @@ def _source_row(source: str, digest: str, computed: Computed | None) -> dict[str
     """A ``candidate_sources`` row: row digest, and what the gate stores (None: no text)."""
     row: dict[str, object] = {"source_url": source, "digest": digest}
     if computed is None:
-        return row | {"gate_digest": None, "name_keys": None, "gate_sims": None}
+        return row | dict.fromkeys(Computed._fields)
     return row | computed._asdict()
 
 

@@ -6,18 +6,22 @@ shard."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import duckdb
+import numpy as np
+import polars as pl
 
 from linkpipe.lib.links.anchors import AnchorChoice
+from linkpipe.lib.links.kept_hits import ChangedVectors
 from linkpipe.lib.links.previous_rows import ShardPairs, ShardPlacements, name_keys_of
 from linkpipe.lib.links.site_context import SINGLE_WORD_ANCHOR_PROBABILITY
 from linkpipe.lib.links.site_models import MAX_TEXT_CHARS
 from linkpipe.lib.links.source_gate import NameChanges, SiteChanges
+from linkpipe.lib.stages.page_embeddings import embedding_matrix
 from linkpipe.lib.stages.site_models import texts_changed_since
-from linkpipe.lib.storage import fetch_dicts, fetch_frames
+from linkpipe.lib.storage import fetch_dicts, fetch_frame, fetch_frames
 from linkpipe.lib.text.key_pages import pages_holding
 from linkpipe.lib.text.mentions import MentionConfig
 from linkpipe.lib.text.tfidf import TfidfModel
@@ -68,6 +72,36 @@ def previous_shard(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) ->
         name_keys_of({r["source_url"]: r["name_keys"] for r in gates}),
         {r["source_url"]: bytes(r["gate_sims"]) for r in gates if r["gate_sims"] is not None},
     )
+
+
+def previous_hits(
+    con: duckdb.DuckDBPyConnection,
+    previous: str,
+    shard: int,
+    salt: str,
+    untouched: Callable[[str], bool],
+) -> pl.DataFrame:
+    """The embedding hits the previous crawl's gate stored for the shard's untouched sources
+    searched on an index of ``salt`` (``select_shard_kept_hits.sql``)."""
+    frame = fetch_frame(con, "read/select_shard_kept_hits", [previous, shard, salt])
+    keep = [untouched(s) for s in frame["source_url"].to_list()]
+    return frame.filter(pl.Series(keep, dtype=pl.Boolean)) if len(keep) else frame
+
+
+def changed_vectors(
+    con: duckdb.DuckDBPyConnection,
+    previous: str,
+    changed: Iterable[str],
+    vectors: np.ndarray,
+    row_of: Mapping[str, int],
+) -> ChangedVectors:
+    """The previous crawl's and this crawl's vectors (``vectors``, by ``row_of``) of the
+    ``changed`` pages (stored facts changed, came or went)."""
+    urls = sorted(changed)
+    frame = fetch_frame(con, "read/select_embeddings_of_urls", [previous, urls])
+    old = embedding_matrix(frame["embedding"]) if frame.height else vectors[:0]
+    new = vectors[[row_of[u] for u in urls if u in row_of]]
+    return ChangedVectors(old.reshape(-1, vectors.shape[1]), new)
 
 
 def page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, str]:

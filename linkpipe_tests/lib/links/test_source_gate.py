@@ -163,7 +163,7 @@ def test_a_source_passes_only_when_nothing_it_reads_changed() -> None:
         now = sims.copy()
         if moved >= 0:
             now[moved] += 0.01
-        return GateRead(digest, hits, now.tobytes())
+        return GateRead(digest, hits, now.tobytes(), len(hits))
 
     assert not gate.passes("/a", read("another digest"))
     assert not gate.passes("/b", read("d2"))  # one of its targets changed
@@ -184,7 +184,7 @@ def test_a_source_stopped_for_a_touched_target_keeps_its_stored_name_keys() -> N
     limits, site, ann, pages = _searched()
     first = SourceGate("salt", SiteChanges(frozenset(), frozenset()), limits, open=False)
     expected = retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, first, pages)
-    digest, keys, sims = first.computed["/p0"]
+    digest, keys, sims = first.computed["/p0"][:3]
     assert keys == ["raster guid 0", "vector guid 1"]
     touched = SiteChanges(frozenset({"/p1"}), frozenset())
     stored = {
@@ -196,14 +196,14 @@ def test_a_source_stopped_for_a_touched_target_keeps_its_stored_name_keys() -> N
     gate = SourceGate("salt", touched, limits, **stored)
     src = text()
     assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == expected
-    assert gate.quiet == [] and gate.computed["/p0"] == (digest, keys, sims)
+    assert gate.quiet == [] and gate.computed["/p0"][:3] == (digest, keys, sims)
     assert gate.touched == {"/p0": frozenset({"/p1"})}  # its pairs but /p1's are copied
     assert "tokens" not in src.__dict__  # the keys came from the store, not from its words
     # stored under another digest (another text, say): its keys come from its words again
     gate = SourceGate("salt", touched, limits, **(stored | {"digests": {"/p0": "old"}}))
     src = text()
     assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == expected
-    assert gate.computed["/p0"] == (digest, keys, sims) and "tokens" in src.__dict__
+    assert gate.computed["/p0"][:3] == (digest, keys, sims) and "tokens" in src.__dict__
 
 
 def test_an_edited_target_found_by_a_source_stops_its_pair_not_the_source() -> None:
@@ -216,7 +216,7 @@ def test_an_edited_target_found_by_a_source_stops_its_pair_not_the_source() -> N
     first = SourceGate("salt", SiteChanges(frozenset(), frozenset()), limits, open=False)
     src = {"/p0": SourceText(text, [(0, 0, 46, "paragraph")])}
     expected = retrieve_ungated(site, ["/p0"], src, ann, limits, first, pages)
-    digest, keys, sims = first.computed["/p0"]
+    digest, keys, sims = first.computed["/p0"][:3]
     hits = search(site, ["/p0"], ann, limits).ids[0][1:4]  # the three read after the source
     edited = ann.urls[int(hits[1])]
     before = np.frombuffer(sims, np.float32).copy()
@@ -239,7 +239,7 @@ def test_when_the_sites_names_change_a_source_is_tokenised_only_if_it_may_hold_a
     limits, site, ann, pages = _searched()
     first = SourceGate("salt", SiteChanges(frozenset(), frozenset()), limits, open=False)
     retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, first, pages)
-    digest, keys, sims = first.computed["/p0"]
+    digest, keys, sims = first.computed["/p0"][:3]
     stored = {"digests": {"/p0": digest}, "targets": {"/p0": set()}, "sims": {"/p0": sims}}
     none = SiteChanges(frozenset(), frozenset())
     # a name gone since: dropped from the stored keys, the text is not tokenised, and the
@@ -249,14 +249,14 @@ def test_when_the_sites_names_change_a_source_is_tokenised_only_if_it_may_hold_a
                       names=gone)  # fmt: skip
     src = text()
     assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == []
-    assert gate.quiet == ["/p0"] and gate.rekeyed == {"/p0": (digest, keys, sims)}
+    assert gate.quiet == ["/p0"] and gate.rekeyed["/p0"][:3] == (digest, keys, sims)
     assert "tokens" not in src.__dict__
     # a name added that the source may hold: its words are looked up again
     added = NameChanges(added=frozenset({"raster guid 0"}), reach=frozenset({"/p0"}))
     gate = SourceGate("salt", none, limits, **stored, keys={"/p0": keys[1:]}, names=added)
     src = text()
     assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == []
-    assert gate.quiet == ["/p0"] and gate.rekeyed == {"/p0": (digest, keys, sims)}
+    assert gate.quiet == ["/p0"] and gate.rekeyed["/p0"][:3] == (digest, keys, sims)
     assert "tokens" in src.__dict__
     # one it cannot hold (not in reach): the stored keys stand, untokenised, not rewritten
     elsewhere = NameChanges(added=frozenset({"curve guid 7"}), reach=frozenset({"/p3"}))
