@@ -293,6 +293,13 @@ ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS gate_sims BLOB;
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS gate_hits VARCHAR[];
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS hits_searched INTEGER;
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS search_salt VARCHAR;
+-- The TF-IDF neighbours the lexical index found for the source (URLs, best first), the
+-- partial sum at its cut (NULL: none cut) and the cosine of the last one when the list is
+-- full (else 0): a later crawl takes them instead of querying when no changed row can move
+-- them (lib/links/kept_lexical.py).
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_hits VARCHAR[];
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_cut DOUBLE;
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_floor DOUBLE;
 
 -- The digest of everything a shard's candidate_pairs rows were computed from (site pages,
 -- embeddings, links, the shard's sentences, settings, model, code): a later crawl of the same

@@ -39,10 +39,11 @@ Hits = tuple[np.ndarray, np.ndarray]
 """(similarities float32, index rows int64) of a source's hits, best first."""
 
 
-def search_salt(ann: AnnIndex, model: str) -> str:
-    """What the hits of a search depend on beside the vectors: the model, the index's kind
-    and probes, and an IVF index's list centroids."""
-    h = hashlib.sha1(f"{model}|{ann.kind}".encode())
+def search_salt(ann: AnnIndex, model: str, lexical: str) -> str:
+    """What a source's searches depend on beside the vectors and TF-IDF rows: the model, the
+    embedding index's kind and probes, an IVF index's list centroids, and (``lexical``) the
+    TF-IDF statistics and the lexical index's settings."""
+    h = hashlib.sha1(f"{model}|{ann.kind}|{lexical}".encode())
     centroids = list_centroids(ann)
     if centroids is not None:
         h.update(np.ascontiguousarray(centroids, dtype=np.float32).tobytes())

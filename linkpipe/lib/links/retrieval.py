@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from linkpipe.lib.links.anchors import SourceText
+from linkpipe.lib.links.kept_lexical import KeptList
 from linkpipe.lib.links.site_context import SiteContext
+from linkpipe.lib.text.lexical_index import Bounds
 from linkpipe.lib.text.mentions import Mention
 from linkpipe.lib.vectors.ann import AnnIndex
 
@@ -23,18 +25,35 @@ def named_targets(site: SiteContext, source: str, src: SourceText) -> dict[str, 
     return site.mentions.mentions_in(stems, exclude={source})
 
 
-def tfidf_neighbours(site: SiteContext, sources: list[str], ks: Sequence[int]) -> list[list[str]]:
+def tfidf_neighbours(
+    site: SiteContext,
+    sources: list[str],
+    ks: Sequence[int],
+    kept: Mapping[str, KeptList] | None = None,
+) -> list[KeptList]:
     """For each source, up to its number in ``ks`` of pages of highest TF-IDF cosine, best
-    first, found through the lexical index (its recall against comparing with every page is
-    measured with the site models)."""
-    tfidf = site.models.tfidf
-    rows = [tfidf.row_of.get(s, -1) for s in sources]
+    first, as the lexical index finds them (its recall against comparing with every page is
+    measured with the site models), with the bounds they hang on; ``kept``: the lists of
+    sources that are not searched again (:mod:`~linkpipe.lib.links.kept_lexical`). Pages
+    without a vector are in the lists: :attr:`Searched.lexical` leaves them out."""
+    tfidf, kept = site.models.tfidf, kept or {}
+    rows = [tfidf.row_of.get(s, -1) if s not in kept else -1 for s in sources]
     asked = [(r, n) for r, n in zip(rows, ks, strict=True) if r >= 0]
-    found = iter(site.models.index.neighbours([r for r, _ in asked], [n for _, n in asked]))
-    return [
-        [] if row < 0 else [tfidf.urls[j] for j in next(found) if tfidf.urls[j] in site.row_of]
-        for row in rows
-    ]
+    bounds: list[Bounds] = []
+    found = site.models.index.neighbours(
+        [r for r, _ in asked], [n for _, n in asked], bounds=bounds
+    )
+    searched = iter(zip(found, bounds, strict=True))
+    out = []
+    for source, row in zip(sources, rows, strict=True):
+        if source in kept:
+            out.append(kept[source])
+        elif row < 0:
+            out.append(KeptList((), None, 0.0))
+        else:
+            near, (cut, floor) = next(searched)
+            out.append(KeptList(tuple(tfidf.urls[j] for j in near), cut, floor))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +94,7 @@ class Searched:
     ids: np.ndarray
     lexical: list[list[str]]
     depth: list[int] = field(default_factory=list)  # each source's embedding hits
+    lists: list[KeptList] = field(default_factory=list)  # the TF-IDF lists as found
 
     def hits(self, qi: int) -> tuple[np.ndarray, np.ndarray]:
         """(similarities, ANN rows) of the ``qi``-th source's embedding hits, best first."""
@@ -88,13 +108,15 @@ def search(
     ann: AnnIndex,
     limits: CandidateLimits,
     kept: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+    kept_lists: Mapping[str, KeptList] | None = None,
 ) -> Searched:
     """The embedding and TF-IDF neighbours of the sources (those of the site), in one batch.
     Already-linked pages do not use up a source's places: it searches deeper by as many pages
     as it links (the embedding index up to :data:`MAX_LINKED_DEPTH` deeper), by its own links
-    alone, so that what it finds does not depend on the sources searched beside it. ``kept``:
-    the embedding hits (similarities, index rows) of sources that are not searched again
-    (:mod:`~linkpipe.lib.links.kept_hits`)."""
+    alone, so that what it finds does not depend on the sources searched beside it. ``kept``
+    and ``kept_lists``: the embedding hits (similarities, index rows) and the TF-IDF lists of
+    sources whose index is not searched again (:mod:`~linkpipe.lib.links.kept_hits`,
+    :mod:`~linkpipe.lib.links.kept_lexical`)."""
     sources = [s for s in sources if s in site.row_of]
     if not sources:
         return Searched([], np.zeros((0, 1)), np.zeros((0, 0)), np.zeros((0, 0), np.int64), [])
@@ -113,8 +135,10 @@ def search(
         depth[i] = min(depth[i], found[1].shape[1])
     for i, s in enumerate(sources):
         depth[i] = len(kept[s][0]) if s in kept else depth[i]
-    lexical = tfidf_neighbours(site, sources, [limits.k_lexical + 1 + n for n in linked])
-    return Searched(sources, query, sims, ids, lexical, depth)
+    ks = [limits.k_lexical + 1 + n for n in linked]
+    lists = tfidf_neighbours(site, sources, ks, kept_lists)
+    lexical = [[u for u in found.urls if u in site.row_of] for found in lists]
+    return Searched(sources, query, sims, ids, lexical, depth, lists)
 
 
 def search_depth(limits: CandidateLimits, linked: int) -> int:

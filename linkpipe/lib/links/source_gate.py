@@ -53,6 +53,7 @@ import numpy as np
 from linkpipe.lib.links.anchor_reuse import source_key
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.kept_hits import Hits
+from linkpipe.lib.links.kept_lexical import KeptList
 from linkpipe.lib.links.retrieval import (
     MIN_MENTION_PROBABILITY,
     CandidateLimits,
@@ -87,6 +88,9 @@ class Computed(NamedTuple):
     gate_hits: list[str]
     hits_searched: int
     search_salt: str
+    lexical_hits: list[str] | None
+    lexical_cut: float | None
+    lexical_floor: float | None
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,7 @@ class GateRead:
     hits: tuple[str, ...]
     sims: bytes
     searched: int
+    lexical: KeptList | None = None  # the TF-IDF list as the index found it
 
     def moved(self, stored: bytes) -> list[str]:
         """The hits whose similarity is not, to the bit, the one ``stored`` (the similarities
@@ -143,12 +148,16 @@ class SourceGate:
     rekeyed: dict[str, Computed] = field(default_factory=dict)  # see :meth:`known_keys`
     search_salt: str = ""  # the index searched (:func:`~kept_hits.search_salt`)
     kept_hits: Mapping[str, Hits] = field(default_factory=dict)  # hits taken, not searched
+    kept_lists: Mapping[str, KeptList] = field(default_factory=dict)  # TF-IDF lists taken
 
     def stored(self, read: GateRead, keys: list[str]) -> Computed:
         """What the shard stores of a source the gate read as ``read``, its text holding
         the name ``keys``."""
-        salt = self.search_salt
-        return Computed(read.digest, keys, read.sims, list(read.hits), read.searched, salt)
+        salt, found = self.search_salt, read.lexical
+        lexical = (list(found.urls), found.cut, found.floor) if found else (None, None, None)
+        return Computed(
+            read.digest, keys, read.sims, list(read.hits), read.searched, salt, *lexical
+        )
 
     def known_keys(self, source: str, site: SiteContext, src: SourceText) -> list[str] | None:
         """The name keys the source's text holds as this crawl's names go, if its text is the
@@ -196,7 +205,7 @@ def retrieve_ungated(
     """:func:`~retrieval.retrieve` for the sources ``gate`` does not find quiet (those it does
     are in ``gate.quiet``), one batch; the gate digest and name keys of each source retrieved
     go to ``gate.computed``. ``pages``: the digest of each page's stored facts."""
-    found = search(site, sources, ann, limits, gate.kept_hits)
+    found = search(site, sources, ann, limits, gate.kept_hits, gate.kept_lists)
     out = []
     for qi, source in enumerate(found.sources):
         src = texts.get(source)
@@ -284,7 +293,8 @@ def gate_digest(
     lexical = [t for t in found.lexical[qi] if t in linked]  # the others: in names_read
     h.update(repr((hits, depth == len(all_ids), lexical)).encode())
     h.update(repr(names_read(site, source, named, found.lexical[qi], limits)).encode())
-    return GateRead(h.hexdigest()[:32], tuple(urls), sims.tobytes(), len(all_ids))
+    lists = found.lists[qi] if found.lists else None
+    return GateRead(h.hexdigest()[:32], tuple(urls), sims.tobytes(), len(all_ids), lists)
 
 
 def read_depth(

@@ -24,6 +24,7 @@ from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import EMPTY, candidate_rows, pair_keys
 from linkpipe.lib.links.kept_hits import Hits, kept_hits, search_salt
+from linkpipe.lib.links.kept_lexical import KeptList, kept_lists, stored_lists
 from linkpipe.lib.links.retrieval import CandidateLimits, retrieve, search_depth
 from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.site_context import SiteContext
@@ -41,6 +42,7 @@ from linkpipe.lib.stages.candidate_parses import load_name_parses, part_parses
 from linkpipe.lib.stages.candidate_previous import (
     NO_PREVIOUS,
     PreviousShard,
+    changed_rows,
     changed_vectors,
     name_changes,
     page_digests,
@@ -126,7 +128,8 @@ def materialize_candidate_pairs(
     settings = f"{model}|{known.semantic}|{k}|{config}|{terms}|{site.ubiquitous_digest}"
     sources = SourceReuse(settings, pages, previous.digests, previous.pairs)
     with open_db(db_path) as con:
-        searched = Searching(site, ann, search_salt(ann, model), shard, CandidateLimits(k=k))
+        salt = search_salt(ann, model, f"{terms}|{site.models.index.settings}")
+        searched = Searching(site, ann, salt, shard, CandidateLimits(k=k))
         gate = _source_gate(con, crawl_id, previous, sources, earlier, searched, texts)
     parses = ParseCache(db_path)
     with spill_folder(db_path) as folder:
@@ -160,7 +163,7 @@ def _reuse_figures(
     meta |= {"sources_copied": len(sources.kept) + len(gate.quiet)}
     meta |= {"sources_quiet": len(gate.quiet), "pairs_copied": len(sources.kept_pairs)}
     meta |= {"sources_gated_by_pair": len(gate.touched), "sources_rekeyed": len(gate.rekeyed)}
-    meta |= {"sources_hits_kept": len(gate.kept_hits)}
+    meta |= {"sources_hits_kept": len(gate.kept_hits), "sources_lists_kept": len(gate.kept_lists)}
     meta |= {"names_added": len(gate.names.added), "names_reach": len(gate.names.reach)}
     meta |= {"anchors_reused": known.reused, "reused_from": previous or ""}
     return meta | {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
@@ -215,36 +218,41 @@ def _source_gate(
     changes = site_changes(con, crawl_id, previous.crawl_id, sources.pages, earlier, config)
     names = name_changes(con, crawl_id, previous.crawl_id, site.models.tfidf, texts.lengths)
     stored = (previous.gates, previous.keys, previous.targets, previous.sims)
-    hits = _kept_hits(con, previous.crawl_id, searching, changes, sources.pages, earlier)
+    hits, lists = _kept_searches(con, previous.crawl_id, searching, changes, sources.pages, earlier)
     return SourceGate(
-        sources.salt, changes, limits, *stored, names=names, search_salt=salt, kept_hits=hits
-    )
+        sources.salt, changes, limits, *stored, names=names, search_salt=salt,
+        kept_hits=hits, kept_lists=lists,
+    )  # fmt: skip
 
 
-def _kept_hits(
+def _kept_searches(
     con: duckdb.DuckDBPyConnection,
     previous: str,
     searching: Searching,
     changes: SiteChanges,
     pages: Mapping[str, str],
     earlier: Mapping[str, str],
-) -> dict[str, Hits]:
-    """The embedding hits of the shard's sources that no change reaches
-    (:mod:`~linkpipe.lib.links.kept_hits`), taken from the previous crawl instead of
-    searched; ``pages``, ``earlier``: this and the previous crawl's page fact digests."""
+) -> tuple[dict[str, Hits], dict[str, KeptList]]:
+    """The embedding hits and TF-IDF lists of the shard's sources that no change reaches
+    (:mod:`~linkpipe.lib.links.kept_hits`, :mod:`~linkpipe.lib.links.kept_lexical`), taken
+    from the previous crawl instead of searched; ``pages``, ``earlier``: this and the
+    previous crawl's page fact digests."""
     site = searching.site
     stored = previous_hits(
         con, previous, searching.shard, searching.salt, lambda s: s not in changes.touched
     )
     if stored.is_empty():
-        return {}
+        return {}, {}
     moved = [u for u in pages.keys() | earlier.keys() if pages.get(u) != earlier.get(u)]
-    changed = changed_vectors(con, previous, moved, site.vectors, site.row_of)
+    vectors = changed_vectors(con, previous, moved, site.vectors, site.row_of)
+    index, tfidf = site.models.index, site.models.tfidf
+    rows = changed_rows(con, previous, moved, index, tfidf.row_of)
 
     def asked(source: str) -> int:
         return search_depth(searching.limits, len(site.content_links.get(source, ())))
 
-    return kept_hits(stored, searching.ann, site.vectors, site.row_of, changed, asked)
+    hits = kept_hits(stored, searching.ann, site.vectors, site.row_of, vectors, asked)
+    return hits, kept_lists(stored_lists(stored), index, tfidf.row_of, rows)
 
 
 def _shard_tables(

@@ -15,6 +15,7 @@ import polars as pl
 
 from linkpipe.lib.links.anchors import AnchorChoice
 from linkpipe.lib.links.kept_hits import ChangedVectors
+from linkpipe.lib.links.kept_lexical import ChangedRows, new_rows, rows_matrix
 from linkpipe.lib.links.previous_rows import ShardPairs, ShardPlacements, name_keys_of
 from linkpipe.lib.links.site_context import SINGLE_WORD_ANCHOR_PROBABILITY
 from linkpipe.lib.links.site_models import MAX_TEXT_CHARS
@@ -23,6 +24,7 @@ from linkpipe.lib.stages.page_embeddings import embedding_matrix
 from linkpipe.lib.stages.site_models import texts_changed_since
 from linkpipe.lib.storage import fetch_dicts, fetch_frame, fetch_frames
 from linkpipe.lib.text.key_pages import pages_holding
+from linkpipe.lib.text.lexical_index import LexicalIndex
 from linkpipe.lib.text.mentions import MentionConfig
 from linkpipe.lib.text.tfidf import TfidfModel
 
@@ -81,8 +83,8 @@ def previous_hits(
     salt: str,
     untouched: Callable[[str], bool],
 ) -> pl.DataFrame:
-    """The embedding hits the previous crawl's gate stored for the shard's untouched sources
-    searched on an index of ``salt`` (``select_shard_kept_hits.sql``)."""
+    """What the previous crawl's gate stored of the searches of the shard's untouched sources
+    searched with ``salt`` (``select_shard_kept_hits.sql``)."""
     frame = fetch_frame(con, "read/select_shard_kept_hits", [previous, shard, salt])
     keep = [untouched(s) for s in frame["source_url"].to_list()]
     return frame.filter(pl.Series(keep, dtype=pl.Boolean)) if len(keep) else frame
@@ -102,6 +104,21 @@ def changed_vectors(
     old = embedding_matrix(frame["embedding"]) if frame.height else vectors[:0]
     new = vectors[[row_of[u] for u in urls if u in row_of]]
     return ChangedVectors(old.reshape(-1, vectors.shape[1]), new)
+
+
+def changed_rows(
+    con: duckdb.DuckDBPyConnection,
+    previous: str,
+    changed: Iterable[str],
+    index: LexicalIndex,
+    row_of: Mapping[str, int],
+) -> ChangedRows:
+    """The previous crawl's and this crawl's TF-IDF rows (``index``'s matrix, by ``row_of``)
+    of the ``changed`` pages."""
+    urls = sorted(changed)
+    frame = fetch_frame(con, "read/select_page_terms_of_urls", [previous, urls])
+    width = index.matrix.shape[1]
+    return ChangedRows(rows_matrix(frame, width), new_rows(index, row_of, urls))
 
 
 def page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, str]:

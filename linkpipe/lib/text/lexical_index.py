@@ -25,6 +25,10 @@ from linkpipe.lib.text.postings import Postings, build_postings
 
 Neighbours = list[NDArray[np.int64]]
 """For each query row, the rows of its neighbours, best first."""
+Bounds = tuple[float | None, float]
+"""What a query's neighbours hang on: the partial sum at the cut of the pages ordered by
+exact cosine (None when no page was cut) and the cosine of the last neighbour when the query
+found all it asked for (else 0): see :mod:`~linkpipe.lib.links.kept_lexical`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +84,16 @@ class LexicalIndex:
         return self._postings
 
     def neighbours(
-        self, rows: Sequence[int], k: int | Sequence[int], chunk: int = 128
+        self,
+        rows: Sequence[int],
+        k: int | Sequence[int],
+        chunk: int = 128,
+        bounds: list[Bounds] | None = None,
     ) -> Neighbours:
         """For each of ``rows``, up to ``k`` rows (one number, or one a row) with a positive
         cosine, best first (the row itself included: it is its own best match); ``chunk``
-        queries at a time. A row's neighbours do not depend on the rows asked beside it."""
+        queries at a time. A row's neighbours do not depend on the rows asked beside it. With
+        ``bounds``, each query's :data:`Bounds` are added to it."""
         ks = [int(k)] * len(rows) if isinstance(k, (int, np.integer)) else list(k)
         if len(ks) != len(rows):
             raise ValueError(f"{len(ks)} neighbour counts for {len(rows)} rows")
@@ -95,7 +104,10 @@ class LexicalIndex:
             lookups = heaviest(queries, self.settings.query_terms)
             partial = self.postings.partial_sums(lookups)
             for i in range(queries.shape[0]):
-                out.append(self._rerank(partial, queries, i, dense, ks[first + i]))
+                found, cut, floor = self._rerank(partial, queries, i, dense, ks[first + i])
+                out.append(found)
+                if bounds is not None:
+                    bounds.append((cut, floor))
         return out
 
     def _rerank(
@@ -105,27 +117,38 @@ class LexicalIndex:
         i: int,
         dense: NDArray[np.float64],
         k: int,
-    ) -> NDArray[np.int64]:
-        """The ``k`` best of query ``i``'s ``rerank`` best partial matches, by exact cosine."""
+    ) -> tuple[NDArray[np.int64], float | None, float]:
+        """The ``k`` best of query ``i``'s ``rerank`` best partial matches, by exact cosine,
+        with their :data:`Bounds`."""
         lo, hi = partial.indptr[i], partial.indptr[i + 1]
-        reached = best_of(partial.indices[lo:hi], partial.data[lo:hi], max(k, self.settings.rerank))
+        keep = max(k, self.settings.rerank)
+        reached, cut = best_and_cut(partial.indices[lo:hi], partial.data[lo:hi], keep)
         cols = np.sort(self.postings.rows[reached])
         terms = queries.indices[queries.indptr[i] : queries.indptr[i + 1]]
         dense[terms] = queries.data[queries.indptr[i] : queries.indptr[i + 1]]
         exact = self.matrix[cols] @ dense
         dense[terms] = 0.0
         order = np.argsort(-exact, kind="stable")[:k]
-        found: NDArray[np.int64] = cols[order[exact[order] > 0]].astype(np.int64)
-        return found
+        order = order[exact[order] > 0]
+        found: NDArray[np.int64] = cols[order].astype(np.int64)
+        return found, cut, float(exact[order[-1]]) if len(order) == k else 0.0
 
 
 def best_of(places: NDArray[np.int32], scores: NDArray[np.float64], keep: int) -> NDArray[np.int32]:
-    """The ``keep`` places of highest score; of places tied at the cut, the first in order
-    (the same places in whatever order they come). A long row is first narrowed to the scores
-    at or above the ``keep``-th highest of every fourth score, which is never above the
+    """The ``keep`` places of highest score (see :func:`best_and_cut`)."""
+    return best_and_cut(places, scores, keep)[0]
+
+
+def best_and_cut(
+    places: NDArray[np.int32], scores: NDArray[np.float64], keep: int
+) -> tuple[NDArray[np.int32], float | None]:
+    """The ``keep`` places of highest score and the ``keep``-th highest score (None when there
+    are no more places than ``keep``: all are kept); of places tied at the cut, the first in
+    order (the same places in whatever order they come). A long row is first narrowed to the
+    scores at or above the ``keep``-th highest of every fourth score, which is never above the
     ``keep``-th highest of all: the same places, at less than half the cost."""
     if len(places) <= keep:
-        return places
+        return places, None
     if len(places) > 8 * keep:
         sample = scores[::4]
         near = scores >= np.partition(sample, len(sample) - keep)[len(sample) - keep]
@@ -133,7 +156,7 @@ def best_of(places: NDArray[np.int32], scores: NDArray[np.float64], keep: int) -
     cut = np.partition(scores, len(scores) - keep)[len(scores) - keep]
     above = places[scores > cut]
     tied = np.sort(places[scores == cut])[: keep - len(above)]
-    return np.concatenate([above, tied])
+    return np.concatenate([above, tied]), float(cut)
 
 
 def heaviest(matrix: sparse.csr_matrix, limit: int) -> sparse.csr_matrix:

@@ -52,7 +52,9 @@ def test_a_source_no_change_reaches_finds_the_hits_it_kept():
     untouched = [u for i, u in enumerate(urls) if i not in moved]
     stored = _stored(urls, sims, ids, read).filter(pl.col("source_url").is_in(untouched))
     fresh = build_index(after, urls)
-    assert search_salt(fresh, "m") == search_salt(index, "m") != search_salt(index, "other")
+    salt = search_salt(index, "m", "tfidf")
+    assert search_salt(fresh, "m", "tfidf") == salt != search_salt(index, "other", "tfidf")
+    assert salt != search_salt(index, "m", "refitted")
     kept = kept_hits(stored, fresh, after, row_of, changed, lambda _: DEPTH)
 
     now_sims, now_ids = fresh.search(after, DEPTH)

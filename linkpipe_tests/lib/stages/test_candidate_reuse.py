@@ -134,12 +134,13 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
         assert result.meta["anchors_reused"] == 0 and result.meta["sources_copied"] == 0
     assert _rows(db, "c2") == incremental  # recomputed from scratch: the very same rows
 
-    reused = copied = quiet = pairs = by_pair = hits_kept = 0
+    reused = copied = quiet = pairs = by_pair = hits_kept = lists_kept = 0
     for shard in range(DEFAULT_SHARDS):
         result = materialize_candidate_pairs(db, "c2", shard, fake_model)
         assert result.meta["reused_from"] == "c1"
         assert result.meta["copied_from"] == ""  # pages changed: no shard is copied whole
         hits_kept += result.meta["sources_hits_kept"]
+        lists_kept += result.meta["sources_lists_kept"]
         reused += result.meta["anchors_reused"]
         copied += result.meta["sources_copied"]
         quiet += result.meta["sources_quiet"]
@@ -152,8 +153,10 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
     print(f"pairs of the others copied {pairs}; anchors reused {reused} of {len(shared)}")
     assert 0 < copied < sources  # the sources near an edited page are computed, the rest copied
     assert 0 < quiet <= copied  # most copied sources are not even retrieved
-    # the sources no edited vector reaches take c1's embedding hits instead of searching
-    assert 0 < hits_kept < sources
+    # the sources no edited vector or TF-IDF row reaches take c1's embedding hits and TF-IDF
+    # neighbours instead of searching
+    print(f"embedding hits kept {hits_kept}, TF-IDF lists kept {lists_kept} of {sources}")
+    assert 0 < hits_kept < sources and 0 < lists_kept < sources
     # sources whose only change is an edited target: gated pair by pair (their other pairs'
     # digests and anchor keys not computed), with the rows of a recomputation
     assert 0 < by_pair <= sources - quiet
