@@ -84,20 +84,22 @@ def kept_hits(
     if rows.is_empty():
         return {}
     sources = rows["source_url"].to_list()
-    sims = [np.frombuffer(b, dtype=np.float32) for b in rows["gate_sims"].to_list()]
     reach = changed.reach(vectors[[row_of[s] for s in sources]])
-    index_row = {url: i for i, url in enumerate(ann.urls)}
+    ids_all = _index_rows(rows["gate_hits"], ann)
+    ends = np.cumsum(rows["gate_hits"].list.len().to_numpy())
     out: dict[str, Hits] = {}
-    for source, urls, hit_sims, count, best in zip(
-        sources, rows["gate_hits"].to_list(), sims, rows["hits_searched"].to_list(),
-        reach.tolist(), strict=True,
-    ):  # fmt: skip
-        ids = _rows(urls, index_row)
-        if ids is None or len(ids) != len(hit_sims) or not len(ids) or count < len(ids):
-            continue
+    for i, (source, sims_bytes, count) in enumerate(
+        rows.select("source_url", "gate_sims", "hits_searched").iter_rows()
+    ):
+        hit_sims = np.frombuffer(sims_bytes, dtype=np.float32)
+        ids = ids_all[ends[i - 1] if i else 0 : ends[i]]
+        if len(ids) != len(hit_sims) or not len(ids) or count < len(ids):
+            continue  # stored hits and similarities disagree: search
+        if (ids == GONE).any():
+            continue  # a page no longer in the index
         if count == len(ids) and count < asked(source):
             continue  # every hit read, fewer than asked for: any page may join them
-        if best >= float(hit_sims[-1]) - MARGIN:
+        if reach[i] >= float(hit_sims[-1]) - MARGIN:
             continue  # a changed vector reaches the hits read
         if count > len(ids):  # hits beyond those read: one empty hit stands for them
             hit_sims = np.append(hit_sims, np.float32(-np.inf))
@@ -106,16 +108,14 @@ def kept_hits(
     return out
 
 
-def _rows(urls: list[str], row_of: Mapping[str, int]) -> np.ndarray | None:
-    """This crawl's index rows of the stored hit URLs ('' for no hit: row -1); None when a
-    page is no longer in the index."""
-    ids = np.empty(len(urls), dtype=np.int64)
-    for i, url in enumerate(urls):
-        if not url:
-            ids[i] = -1
-            continue
-        row = row_of.get(url)
-        if row is None:
-            return None
-        ids[i] = row
+GONE = -2  # the index row of a stored hit whose page is no longer in the index
+
+
+def _index_rows(hits: pl.Series, ann: AnnIndex) -> np.ndarray:
+    """This crawl's index row of every stored hit URL, the sources' lists one after another
+    ('' for no hit: -1; :data:`GONE` for a page no longer in the index)."""
+    flat = hits.explode().drop_nulls()
+    rows = flat.replace_strict(ann.urls, range(len(ann.urls)), default=GONE, return_dtype=pl.Int64)
+    ids: np.ndarray = rows.to_numpy().copy()
+    ids[(flat == "").to_numpy()] = -1
     return ids

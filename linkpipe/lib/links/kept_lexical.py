@@ -11,14 +11,15 @@ an unchanged source asks the same query, and a page whose row did not change kee
 partial sum and cosine, so the list can move only through the *changed* pages (rows
 changed, came or went) and through champion lists they enter or leave. The list is kept when:
 
-* no lookup term of the source is *capped* (more pages hold it than a champion list keeps,
-  before or after) and held by a changed page (old or new row): a changed page entering or
-  leaving a capped list can push another page in or out of it;
-* every changed page, with its old row and with its new one, has a partial sum (its dot
-  product with the lookups: every term it shares with them is uncapped, so it is in their
-  lists) below the stored cut (no cut: any), so that no page enters or leaves the pages
-  kept, and a cosine below the floor (or none, when the list is short), so that it enters
-  no list and leaves none.
+* no lookup term of the source has a champion list a changed page may have entered or left
+  (more pages hold the term than a list keeps, before or after, and a changed page holding
+  it is not above the list's lowest weight with both its rows, nor below it with both): a
+  page entering or leaving a full list pushes another page out of it or lets one in;
+* every changed page has a partial sum (its dot product with the lookups over the terms
+  whose champion lists hold it) below the stored cut with both its
+  old row and its new one, or above it with both (no cut: any), so that the pages ordered
+  by exact cosine are the same pages, and a cosine below the floor with both rows (or none,
+  when the list is short), so that it enters no list and leaves none.
 
 Ties at the cut and among cosines are resolved in page order, which unchanged pages keep.
 Comparisons allow :data:`MARGIN` (the sums here are not added up in the index's order).
@@ -52,86 +53,155 @@ class KeptList:
 @dataclass(frozen=True)
 class ChangedRows:
     """The TF-IDF rows of the pages whose row changed, came or went since the previous crawl:
-    the previous crawl's (``old``) and this crawl's (``new``), one row a page that has one,
-    in the columns of this crawl's matrix."""
+    the previous crawl's (``old``) and this crawl's (``new``), in the columns of this crawl's
+    matrix, one row a page in both (an empty row where the page has none)."""
 
     old: sparse.csr_matrix
     new: sparse.csr_matrix
 
-    def capped_terms(self, index: LexicalIndex) -> np.ndarray:
-        """The terms held by a changed page (old or new row) that more pages hold than a
-        champion list keeps, in this crawl's matrix or in the previous one's."""
-        width = index.matrix.shape[1]
+    def champions(self, index: LexicalIndex) -> ChampionRows:
+        """The changed rows as the champion lists hold them, and the terms whose lists a
+        changed page may have entered or left (see :class:`ChampionRows`)."""
+        width, cap = index.matrix.shape[1], index.settings.posting_cap
         now = np.bincount(index.matrix.indices, minlength=width)
         held_now = np.bincount(self.new.indices, minlength=width)
         held_before = np.bincount(self.old.indices, minlength=width)
         before = now - held_now + held_before
-        cap = index.settings.posting_cap
-        held = (held_now > 0) | (held_before > 0)
-        return np.flatnonzero(held & ((now > cap) | (before > cap)))
+        capped = np.flatnonzero(
+            ((held_now > 0) | (held_before > 0)) & ((now > cap) | (before > cap))
+        )
+        steady = capped[(now[capped] > cap) & (before[capped] > cap)]
+        last = _last_kept(index.matrix[:, steady].tocsc(), cap)  # each list's lowest weight
+        sides = [_sides(rows[:, steady].toarray(), last) for rows in (self.old, self.new)]
+        stays = ((sides[0] == sides[1]) & (sides[0] != 0)).all(axis=0)
+        moved = np.union1d(capped[~np.isin(capped, steady)], steady[~stays])
+        lowest = np.zeros(width)
+        lowest[steady[stays]] = last[stays]
+        return ChampionRows(_held(self.old, lowest), _held(self.new, lowest), moved)
+
+
+@dataclass(frozen=True)
+class ChampionRows:
+    """The changed pages' rows (``old``, ``new``) but for the terms whose champion list
+    leaves them out, and the terms whose list a changed page may have entered or left
+    (``moved``: more pages hold them than a list keeps, before or after, and a changed page
+    holding one is not above the list's lowest weight both before and after, nor below it
+    both times)."""
+
+    old: sparse.csr_matrix
+    new: sparse.csr_matrix
+    moved: np.ndarray
+
+
+def _last_kept(columns: sparse.csc_matrix, cap: int) -> np.ndarray:
+    """The ``cap``-th highest weight of each column (the lowest its champion list keeps);
+    NaN where another weight equals it (which of them the list keeps may hang on the order
+    the pages come in: no changed page stays on one side of it)."""
+    out = np.zeros(columns.shape[1])
+    for j in range(columns.shape[1]):
+        data = columns.data[columns.indptr[j] : columns.indptr[j + 1]]
+        out[j] = np.partition(data, len(data) - cap)[len(data) - cap]
+        if np.count_nonzero(np.abs(data - out[j]) <= MARGIN) > 1:
+            out[j] = np.nan
+    return out
+
+
+def _sides(weights: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """1 where a weight is above the list's lowest, -1 below it, 0 too close to tell (and
+    where the lowest is tied, NaN)."""
+    return np.where(weights > last + MARGIN, 1, np.where(weights < last - MARGIN, -1, 0))
+
+
+def _held(rows: sparse.csr_matrix, lowest: np.ndarray) -> sparse.csr_matrix:
+    """``rows`` without the weights at or below their term's ``lowest`` (0: all kept)."""
+    kept = rows.copy()
+    kept.data = np.where(kept.data > lowest[kept.indices], kept.data, 0.0)
+    kept.eliminate_zeros()
+    return kept
 
 
 def kept_lists(
-    stored: Mapping[str, KeptList],
+    stored: pl.DataFrame,
     index: LexicalIndex,
     row_of: Mapping[str, int],
     changed: ChangedRows,
 ) -> dict[str, KeptList]:
-    """The stored lists (of untouched sources, searched with this crawl's salt) that no
-    change can move (see the module), by source; ``row_of``: each page's row in the index's
-    matrix."""
-    sources = [s for s in stored if s in row_of]
-    if not sources:
+    """The stored lists (``source_url, lexical_hits, lexical_cut, lexical_floor``: untouched
+    sources searched with this crawl's salt) that no change can move (see the module), by
+    source; ``row_of``: each page's row in the index's matrix."""
+    frame = stored.filter(
+        pl.col("lexical_hits").is_not_null()
+        & pl.col("lexical_floor").is_not_null()
+        & pl.col("source_url").is_in(list(row_of))
+    )
+    if frame.is_empty():
         return {}
+    sources = frame["source_url"].to_list()
     rows = index.matrix[[row_of[s] for s in sources]]
     lookups = heaviest(rows, index.settings.query_terms)
-    capped = changed.capped_terms(index)
-    blocked = np.asarray(lookups[:, capped].getnnz(axis=1) > 0) if len(capped) else None
-    both = sparse.vstack([changed.old, changed.new]).tocsr().T.tocsc()
-    partial = _row_max(lookups @ both, len(sources))
-    cosine = _row_max(rows @ both, len(sources))
-    out: dict[str, KeptList] = {}
-    for i, source in enumerate(sources):
-        found = stored[source]
-        if blocked is not None and blocked[i]:
-            continue
-        if found.cut is not None and partial[i] >= found.cut - MARGIN:
-            continue
-        if cosine[i] > 0 and cosine[i] >= found.floor - MARGIN:
-            continue
-        out[source] = found
-    return out
+    cut = frame["lexical_cut"].fill_null(np.inf).to_numpy()
+    champions = changed.champions(index)
+    floor = frame["lexical_floor"].to_numpy()
+    keep = _unmoved(rows, lookups, changed, champions, cut, floor)
+    if len(champions.moved):
+        keep &= np.asarray(lookups[:, champions.moved].getnnz(axis=1) == 0)
+    columns = frame.filter(pl.Series(keep)).select(
+        "source_url", "lexical_hits", "lexical_cut", "lexical_floor"
+    )
+    return {s: KeptList(tuple(urls), c, f) for s, urls, c, f in columns.iter_rows()}
 
 
-def _row_max(product: sparse.spmatrix, n: int) -> np.ndarray:
-    """Each row's highest value of a sparse product (0 for a row without one: the pages
-    compared share no term, or there are none)."""
-    if product.shape[1] == 0:
-        return np.zeros(n)
-    return np.asarray(sparse.csr_matrix(product).max(axis=1).todense()).ravel()
+CHUNK = 1024  # sources compared with the changed rows at a time
 
 
-def stored_lists(frame: pl.DataFrame) -> dict[str, KeptList]:
-    """The lists of a ``source_url, lexical_hits, lexical_cut, lexical_floor`` frame."""
-    columns = ("source_url", "lexical_hits", "lexical_cut", "lexical_floor")
-    return {
-        source: KeptList(tuple(urls), cut, floor)
-        for source, urls, cut, floor in frame.select(columns).iter_rows()
-        if urls is not None and floor is not None
-    }
+def _unmoved(
+    rows: sparse.csr_matrix,
+    lookups: sparse.csr_matrix,
+    changed: ChangedRows,
+    champions: ChampionRows,
+    cut: np.ndarray,
+    floor: np.ndarray,
+) -> np.ndarray:
+    """Whether each source's (``rows``, ``lookups``) pages ordered by exact cosine and list
+    stay as they were through every changed row (see the module; partial sums over the
+    ``champions``' rows), ``cut`` and ``floor``: theirs (no cut: infinite)."""
+    keep = np.ones(rows.shape[0], dtype=bool)
+    if changed.old.shape[0] == 0:
+        return keep
+    old, new = changed.old.T.tocsc(), changed.new.T.tocsc()
+    held_old, held_new = champions.old.T.tocsc(), champions.new.T.tocsc()
+    for lo in range(0, rows.shape[0], CHUNK):
+        part = slice(lo, lo + CHUNK)
+        c, f = cut[part, None], floor[part, None]
+        p_old, p_new = (lookups[part] @ held_old).toarray(), (lookups[part] @ held_new).toarray()
+        out = (p_old < c - MARGIN) & (p_new < c - MARGIN)
+        inside = (p_old > c + MARGIN) & (p_new > c + MARGIN)
+        cos = np.maximum((rows[part] @ old).toarray(), (rows[part] @ new).toarray())
+        below = (cos <= 0) | (cos < f - MARGIN)
+        keep[part] = ((out | inside) & below).all(axis=1)
+    return keep
 
 
-def rows_matrix(frame: pl.DataFrame, width: int) -> sparse.csr_matrix:
-    """The rows of a ``term_ids, weights`` frame as a matrix of ``width`` columns."""
-    lengths = frame["term_ids"].list.len().to_numpy().astype(np.int64)
+def rows_matrix(frame: pl.DataFrame, urls: Sequence[str], width: int) -> sparse.csr_matrix:
+    """The rows of a ``url, term_ids, weights`` frame as a matrix of ``width`` columns, one
+    row for each of ``urls`` in that order (empty for a URL the frame lacks)."""
+    frame = pl.DataFrame({"url": list(urls)}, schema={"url": pl.String}).join(
+        frame, on="url", how="left", maintain_order="left"
+    )
+    lengths = frame["term_ids"].list.len().fill_null(0).to_numpy().astype(np.int64)
     indptr = np.concatenate([[0], np.cumsum(lengths)])
     indices = frame["term_ids"].explode().drop_nulls().to_numpy().astype(np.int32)
     data = frame["weights"].explode().drop_nulls().to_numpy().astype(np.float64)
-    return sparse.csr_matrix((data, indices, indptr), shape=(frame.height, width))
+    return sparse.csr_matrix((data, indices, indptr), shape=(len(urls), width))
 
 
 def new_rows(
     index: LexicalIndex, row_of: Mapping[str, int], urls: Sequence[str]
 ) -> sparse.csr_matrix:
-    """This crawl's rows of the given pages (those it has)."""
-    return index.matrix[[row_of[u] for u in urls if u in row_of]]
+    """This crawl's rows of the given pages, in that order (empty for a page it lacks)."""
+    at = [(i, row_of[u]) for i, u in enumerate(urls) if u in row_of]
+    pick = sparse.csr_matrix(
+        (np.ones(len(at)), ([i for i, _ in at], [r for _, r in at])),
+        shape=(len(urls), index.matrix.shape[0]),
+    )
+    return sparse.csr_matrix(pick @ index.matrix)

@@ -3,7 +3,10 @@
 A source's row digest (:mod:`source_reuse`) needs its retrieval done, its text tokenised and
 every pair's facts read. Most sources of a nightly refresh are copied all the same, so the
 shard first asks, right after the batch's index search, whether anything the digest reads
-can differ from the previous crawl's. A source is *quiet* when:
+can differ from the previous crawl's. The search itself is skipped for the sources no change
+can reach: their embedding hits and TF-IDF neighbours are the ones stored with their gate
+digest (:mod:`kept_hits`, :mod:`kept_lexical`: what the indexes would find again). A source
+is *quiet* when:
 
 * its *gate digest* is the one the previous crawl stored: the row digest's salt (code,
   model, settings, TF-IDF statistics, ubiquitous words) with its text, its page facts, the

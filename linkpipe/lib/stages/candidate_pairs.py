@@ -24,7 +24,7 @@ from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import EMPTY, candidate_rows, pair_keys
 from linkpipe.lib.links.kept_hits import Hits, kept_hits, search_salt
-from linkpipe.lib.links.kept_lexical import KeptList, kept_lists, stored_lists
+from linkpipe.lib.links.kept_lexical import KeptList, kept_lists
 from linkpipe.lib.links.retrieval import CandidateLimits, retrieve, search_depth
 from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.site_context import SiteContext
@@ -252,7 +252,7 @@ def _kept_searches(
         return search_depth(searching.limits, len(site.content_links.get(source, ())))
 
     hits = kept_hits(stored, searching.ann, site.vectors, site.row_of, vectors, asked)
-    return hits, kept_lists(stored_lists(stored), index, tfidf.row_of, rows)
+    return hits, kept_lists(stored, index, tfidf.row_of, rows)
 
 
 def _shard_tables(

@@ -118,7 +118,7 @@ def changed_rows(
     urls = sorted(changed)
     frame = fetch_frame(con, "read/select_page_terms_of_urls", [previous, urls])
     width = index.matrix.shape[1]
-    return ChangedRows(rows_matrix(frame, width), new_rows(index, row_of, urls))
+    return ChangedRows(rows_matrix(frame, urls, width), new_rows(index, row_of, urls))
 
 
 def page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, str]:

@@ -4,9 +4,10 @@ lexical index is queried again, exactly the neighbours it kept; the others are q
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 from scipy import sparse
 
-from linkpipe.lib.links.kept_lexical import ChangedRows, KeptList, kept_lists
+from linkpipe.lib.links.kept_lexical import ChangedRows, KeptList, kept_lists, new_rows, rows_matrix
 from linkpipe.lib.text.lexical_index import IndexSettings, LexicalIndex
 
 K = 6  # neighbours a query asks for
@@ -29,6 +30,19 @@ def _rows(rng: np.random.Generator, n: int, topics: int = 20) -> sparse.csr_matr
     return sparse.csr_matrix(weights / np.linalg.norm(weights, axis=1, keepdims=True))
 
 
+def _frame(stored: dict[str, KeptList]) -> pl.DataFrame:
+    """The stored lists as the candidate step reads them."""
+    return pl.DataFrame(
+        {
+            "source_url": list(stored),
+            "lexical_hits": [list(k.urls) for k in stored.values()],
+            "lexical_cut": [k.cut for k in stored.values()],
+            "lexical_floor": [k.floor for k in stored.values()],
+        },
+        schema_overrides={"lexical_cut": pl.Float64, "lexical_hits": pl.List(pl.String)},
+    )
+
+
 def _lists(index: LexicalIndex, urls: list[str]) -> tuple[list[list[str]], list]:
     bounds: list = []
     found = index.neighbours(list(range(len(urls))), K, bounds=bounds)
@@ -39,28 +53,32 @@ def test_a_list_no_changed_row_can_move_is_what_the_index_finds_again():
     rng = np.random.default_rng(0)
     before = _rows(rng, 500)
     urls = [f"/p{i:03d}" for i in range(500)]
-    old_index = LexicalIndex(before, SETTINGS)
-    lists, bounds = _lists(old_index, urls)
-    assert any(cut is not None for cut, _ in bounds)  # queries whose pages were cut
-    moved = [4, 77, 78, 250, 499]
-    after = before.tolil()
+    assert any(cut is not None for cut, _ in _lists(LexicalIndex(before, SETTINGS), urls)[1])
+    moved = [4, 77, 78, 250, 499, 300, 301]  # 300 goes (no row after), 301 comes
     replacement = _rows(np.random.default_rng(1), len(moved))
+    before, after = before.tolil(), before.tolil()
     for n, row in enumerate(moved):
         after[row] = replacement[n]
-    after = after.tocsr()
+    after[300], before[301] = 0, 0
+    before, after = before.tocsr(), after.tocsr()
+    before.eliminate_zeros(), after.eliminate_zeros()
+    old_index = LexicalIndex(before, SETTINGS)
+    lists, bounds = _lists(old_index, urls)
     new_index = LexicalIndex(after, SETTINGS)
     changed = ChangedRows(before[moved], after[moved])
-    assert len(changed.capped_terms(new_index)) > 0  # changed pages hold capped terms
+    champions = changed.champions(new_index)
+    assert len(champions.moved) > 0  # changed pages enter or leave full champion lists ...
+    assert champions.old.nnz < changed.old.nnz  # ... and are left out of others
     stored = {
         u: KeptList(tuple(found), *b)
         for i, (u, found, b) in enumerate(zip(urls, lists, bounds, strict=True))
         if i not in moved
     }
     row_of = {u: i for i, u in enumerate(urls)}
-    kept = kept_lists(stored, new_index, row_of, changed)
+    kept = kept_lists(_frame(stored), new_index, row_of, changed)
 
     now, now_bounds = _lists(new_index, urls)
-    assert 0.3 * len(stored) < len(kept) < len(stored)  # many kept, not all
+    assert 0.2 * len(stored) < len(kept) < len(stored)  # many kept, not all
     for url, found in kept.items():
         assert list(found.urls) == now[row_of[url]]  # the very list a query gives
         assert (found.cut, found.floor) == now_bounds[row_of[url]]
@@ -76,9 +94,28 @@ def test_without_changes_every_list_is_kept_and_a_short_list_is_reached_by_any_p
     stored = {u: KeptList(tuple(f), *b) for u, f, b in zip(urls, lists, bounds, strict=True)}
     row_of = {u: i for i, u in enumerate(urls)}
     none = ChangedRows(rows[:0], rows[:0])
-    assert kept_lists(stored, index, row_of, none) == stored
+    assert kept_lists(_frame(stored), index, row_of, none) == stored
     # a source whose list is shorter than asked: any page sharing a word may join it
     short = {"/p000": KeptList(stored["/p000"].urls, None, 0.0)}
-    added = ChangedRows(rows[:0], rows[[1]])
+    added = ChangedRows(sparse.csr_matrix((1, rows.shape[1])), rows[[1]])
     sharing = (rows[0] @ rows[1].T).toarray()[0, 0] > 0
-    assert (kept_lists(short, index, row_of, added) == {}) == sharing
+    assert (kept_lists(_frame(short), index, row_of, added) == {}) == sharing
+
+
+def test_changed_rows_are_aligned_by_page_with_empty_rows_for_pages_that_came_or_went():
+    rows = _rows(np.random.default_rng(3), 5)
+    index = LexicalIndex(rows, SETTINGS)
+    row_of = {"/a": 0, "/b": 3}
+    stored = pl.DataFrame(
+        {
+            "url": ["/a", "/gone"],
+            "term_ids": [rows[0].indices.tolist(), rows[4].indices.tolist()],
+            "weights": [rows[0].data.tolist(), rows[4].data.tolist()],
+        }
+    )
+    urls = ["/a", "/b", "/gone"]
+    old = rows_matrix(stored, urls, rows.shape[1])
+    new = new_rows(index, row_of, urls)
+    assert old.shape == new.shape == (3, rows.shape[1])
+    assert (old[0] != rows[0]).nnz == 0 and old[1].nnz == 0 and (old[2] != rows[4]).nnz == 0
+    assert (new[0] != rows[0]).nnz == 0 and (new[1] != rows[3]).nnz == 0 and new[2].nnz == 0
