@@ -8,8 +8,8 @@ moved:
 * the index is of the same kind, lists and probes and the same model (the *search salt*):
   exact search ranks every vector, an IVF index with the same lists probes the same lists for
   the same query and holds an unchanged vector in the same list;
-* the source itself is not touched (its vector and links, hence its search depth, are the
-  previous crawl's);
+* the source's own stored facts did not change (its vector and links, hence its search
+  depth, are the previous crawl's);
 * no changed vector reaches the hits read: every page whose vector changed, came or went has,
   with its old vector and with its new one, a similarity to the source below that of the last
   hit read (:data:`MARGIN` below it: the product here is not the index's). An unchanged page
@@ -77,7 +77,7 @@ def kept_hits(
     asked: Callable[[str], int],
 ) -> dict[str, Hits]:
     """The hits of each source of ``stored`` (``source_url, gate_hits, gate_sims,
-    hits_searched``: untouched sources searched on an index of this crawl's salt) that no
+    hits_searched``: unchanged sources searched on an index of this crawl's salt) that no
     change reaches (see the module), by source; ``vectors`` and ``row_of``: the site's
     vectors and each page's row in them, ``asked``: the hits a source's search asks for."""
     rows = stored.filter(pl.col("source_url").is_in(list(row_of)))

@@ -126,7 +126,7 @@ def kept_lists(
     row_of: Mapping[str, int],
     changed: ChangedRows,
 ) -> dict[str, KeptList]:
-    """The stored lists (``source_url, lexical_hits, lexical_cut, lexical_floor``: untouched
+    """The stored lists (``source_url, lexical_hits, lexical_cut, lexical_floor``: unchanged
     sources searched with this crawl's salt) that no change can move (see the module), by
     source; ``row_of``: each page's row in the index's matrix."""
     frame = stored.filter(

@@ -218,7 +218,7 @@ def _source_gate(
     changes = site_changes(con, crawl_id, previous.crawl_id, sources.pages, earlier, config)
     names = name_changes(con, crawl_id, previous.crawl_id, site.models.tfidf, texts.lengths)
     stored = (previous.gates, previous.keys, previous.targets, previous.sims)
-    hits, lists = _kept_searches(con, previous.crawl_id, searching, changes, sources.pages, earlier)
+    hits, lists = _kept_searches(con, previous.crawl_id, searching, sources.pages, earlier)
     return SourceGate(
         sources.salt, changes, limits, *stored, names=names, search_salt=salt,
         kept_hits=hits, kept_lists=lists,
@@ -229,21 +229,21 @@ def _kept_searches(
     con: duckdb.DuckDBPyConnection,
     previous: str,
     searching: Searching,
-    changes: SiteChanges,
     pages: Mapping[str, str],
     earlier: Mapping[str, str],
 ) -> tuple[dict[str, Hits], dict[str, KeptList]]:
     """The embedding hits and TF-IDF lists of the shard's sources that no change reaches
     (:mod:`~linkpipe.lib.links.kept_hits`, :mod:`~linkpipe.lib.links.kept_lexical`), taken
     from the previous crawl instead of searched; ``pages``, ``earlier``: this and the
-    previous crawl's page fact digests."""
+    previous crawl's page fact digests (a source whose facts changed searches: its vector,
+    TF-IDF row or links are not those it searched with)."""
     site = searching.site
+    moved = {u for u in pages.keys() | earlier.keys() if pages.get(u) != earlier.get(u)}
     stored = previous_hits(
-        con, previous, searching.shard, searching.salt, lambda s: s not in changes.touched
+        con, previous, searching.shard, searching.salt, lambda s: s not in moved
     )
     if stored.is_empty():
         return {}, {}
-    moved = [u for u in pages.keys() | earlier.keys() if pages.get(u) != earlier.get(u)]
     vectors = changed_vectors(con, previous, moved, site.vectors, site.row_of)
     index, tfidf = site.models.index, site.models.tfidf
     rows = changed_rows(con, previous, moved, index, tfidf.row_of)

@@ -81,12 +81,12 @@ def previous_hits(
     previous: str,
     shard: int,
     salt: str,
-    untouched: Callable[[str], bool],
+    unchanged: Callable[[str], bool],
 ) -> pl.DataFrame:
-    """What the previous crawl's gate stored of the searches of the shard's untouched sources
+    """What the previous crawl's gate stored of the searches of the shard's unchanged sources
     searched with ``salt`` (``select_shard_kept_hits.sql``)."""
     frame = fetch_frame(con, "read/select_shard_kept_hits", [previous, shard, salt])
-    keep = [untouched(s) for s in frame["source_url"].to_list()]
+    keep = [unchanged(s) for s in frame["source_url"].to_list()]
     return frame.filter(pl.Series(keep, dtype=pl.Boolean)) if len(keep) else frame
 
 
