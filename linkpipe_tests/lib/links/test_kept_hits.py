@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from linkpipe.lib.links.kept_hits import ChangedVectors, kept_hits, search_salt
-from linkpipe.lib.vectors.ann import build_index
+from linkpipe.lib.vectors.ann import build_index, list_centroids
 
 DEPTH = 12  # hits a search asks for
 READ = 8  # hits the gate reads of most sources (the k-th unlinked one, say)
@@ -38,10 +38,13 @@ def _stored(urls: list[str], sims: np.ndarray, ids: np.ndarray, read: list[int])
     )
 
 
-def test_a_source_no_change_reaches_finds_the_hits_it_kept():
+@pytest.mark.parametrize("kind", ["exact", "ivf"])
+def test_a_source_no_change_reaches_finds_the_hits_it_kept(kind):
     before = _site(0)
     urls = [f"/p{i}" for i in range(len(before))]
-    index = build_index(before, urls)
+    ivf = {"exact_threshold": 100, "nprobe": 2} if kind == "ivf" else {}
+    index = build_index(before, urls, **ivf)
+    assert index.kind.startswith("ivf") == (kind == "ivf")
     sims, ids = index.search(before, DEPTH)
     read = [DEPTH if i % 10 == 0 else READ for i in range(len(urls))]  # some read every hit
     after = before.copy()
@@ -51,7 +54,8 @@ def test_a_source_no_change_reaches_finds_the_hits_it_kept():
     row_of = {u: i for i, u in enumerate(urls)}
     untouched = [u for i, u in enumerate(urls) if i not in moved]
     stored = _stored(urls, sims, ids, read).filter(pl.col("source_url").is_in(untouched))
-    fresh = build_index(after, urls)
+    lists = list_centroids(index) if kind == "ivf" else None
+    fresh = build_index(after, urls, lists=lists, **ivf)  # an IVF index keeps its lists
     salt = search_salt(index, "m", "tfidf")
     assert search_salt(fresh, "m", "tfidf") == salt != search_salt(index, "other", "tfidf")
     assert salt != search_salt(index, "m", "refitted")
