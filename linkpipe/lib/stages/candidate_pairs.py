@@ -239,9 +239,7 @@ def _kept_searches(
     TF-IDF row or links are not those it searched with)."""
     site = searching.site
     moved = {u for u in pages.keys() | earlier.keys() if pages.get(u) != earlier.get(u)}
-    stored = previous_hits(
-        con, previous, searching.shard, searching.salt, lambda s: s not in moved
-    )
+    stored = previous_hits(con, previous, searching.shard, searching.salt, lambda s: s not in moved)
     if stored.is_empty():
         return {}, {}
     vectors = changed_vectors(con, previous, moved, site.vectors, site.row_of)
