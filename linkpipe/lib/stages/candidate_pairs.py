@@ -23,9 +23,8 @@ from linkpipe.lib import model_cpu, progress
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.candidates import EMPTY, candidate_rows, pair_keys
-from linkpipe.lib.links.kept_hits import Hits, kept_hits, search_salt
-from linkpipe.lib.links.kept_lexical import KeptList, kept_lists
-from linkpipe.lib.links.retrieval import CandidateLimits, retrieve, search_depth
+from linkpipe.lib.links.kept_hits import search_salt
+from linkpipe.lib.links.retrieval import CandidateLimits, retrieve
 from linkpipe.lib.links.rows import CandidatePair, records
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.source_gate import (
@@ -42,15 +41,13 @@ from linkpipe.lib.stages.candidate_parses import load_name_parses, part_parses
 from linkpipe.lib.stages.candidate_previous import (
     NO_PREVIOUS,
     PreviousShard,
-    changed_rows,
-    changed_vectors,
     name_changes,
     page_digests,
-    previous_hits,
     previous_shard,
     site_changes,
 )
 from linkpipe.lib.stages.common import StageResult, figures_digest, input_figures, preview
+from linkpipe.lib.stages.kept_searches import Searching, kept_searches
 from linkpipe.lib.stages.parse_cache import ParseCache
 from linkpipe.lib.stages.source_texts import ShardTexts, shard_texts
 from linkpipe.lib.storage import (
@@ -185,18 +182,6 @@ def _page_digests(
     return held_page_digests(db_path, crawl_id, inputs, of, lambda: page_digests(con, of))
 
 
-@dataclass(frozen=True)
-class Searching:
-    """What a shard searches: the site, its index (of ``salt``, :func:`search_salt`), the
-    shard's number and the candidates a source gets."""
-
-    site: SiteContext
-    ann: AnnIndex
-    salt: str
-    shard: int
-    limits: CandidateLimits
-
-
 def _source_gate(
     con: duckdb.DuckDBPyConnection,
     crawl_id: str,
@@ -218,39 +203,11 @@ def _source_gate(
     changes = site_changes(con, crawl_id, previous.crawl_id, sources.pages, earlier, config)
     names = name_changes(con, crawl_id, previous.crawl_id, site.models.tfidf, texts.lengths)
     stored = (previous.gates, previous.keys, previous.targets, previous.sims)
-    hits, lists = _kept_searches(con, previous.crawl_id, searching, sources.pages, earlier)
+    hits, lists = kept_searches(con, previous.crawl_id, searching, sources.pages, earlier)
     return SourceGate(
         sources.salt, changes, limits, *stored, names=names, search_salt=salt,
         kept_hits=hits, kept_lists=lists,
     )  # fmt: skip
-
-
-def _kept_searches(
-    con: duckdb.DuckDBPyConnection,
-    previous: str,
-    searching: Searching,
-    pages: Mapping[str, str],
-    earlier: Mapping[str, str],
-) -> tuple[dict[str, Hits], dict[str, KeptList]]:
-    """The embedding hits and TF-IDF lists of the shard's sources that no change reaches
-    (:mod:`~linkpipe.lib.links.kept_hits`, :mod:`~linkpipe.lib.links.kept_lexical`), taken
-    from the previous crawl instead of searched; ``pages``, ``earlier``: this and the
-    previous crawl's page fact digests (a source whose facts changed searches: its vector,
-    TF-IDF row or links are not those it searched with)."""
-    site = searching.site
-    moved = {u for u in pages.keys() | earlier.keys() if pages.get(u) != earlier.get(u)}
-    stored = previous_hits(con, previous, searching.shard, searching.salt, lambda s: s not in moved)
-    if stored.is_empty():
-        return {}, {}
-    vectors = changed_vectors(con, previous, moved, site.vectors, site.row_of)
-    index, tfidf = site.models.index, site.models.tfidf
-    rows = changed_rows(con, previous, moved, index, tfidf.row_of)
-
-    def asked(source: str) -> int:
-        return search_depth(searching.limits, len(site.content_links.get(source, ())))
-
-    hits = kept_hits(stored, searching.ann, site.vectors, site.row_of, vectors, asked)
-    return hits, kept_lists(stored, index, tfidf.row_of, rows)
 
 
 def _shard_tables(
