@@ -19,8 +19,9 @@ from linkpipe.lib.vectors.ann import AnnIndex
 
 @dataclass(frozen=True)
 class Searching:
-    """What a shard searches: the site, its index (``salt``: :func:`~kept_hits.search_salt`), the
-    shard's number and the candidates a source gets."""
+    """What a shard searches: the site, its index (``salt``: see
+    :func:`~linkpipe.lib.links.kept_hits.search_salt`), the shard's number and the candidates
+    a source gets."""
 
     site: SiteContext
     ann: AnnIndex
