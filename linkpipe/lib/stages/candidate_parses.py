@@ -42,14 +42,19 @@ def load_name_parses(
 def part_parses(parses: ParseCache, site: SiteContext) -> PartParses:
     """Placing a part of a long source on names: the stored parses of the part's sentences
     that hold a name of a target still to place loaded before, the new parses stored after
-    (a refresh that places a long source's new pairs parses nothing it parsed before)."""
+    (a refresh that places a long source's new pairs parses nothing it parsed before). The
+    judge goes on recording as it did before the part (the batch's sources share it: those
+    placed after the part store what they parse with the batch)."""
 
     @contextmanager
     def around(plan: Plan, part: SourceText) -> Iterator[None]:
         todo = [t for t, known in zip(plan.targets, plan.known, strict=True) if known is None]
+        recording = part.judge is not None and part.judge.recording
         parses.load([part], lambda src: _name_sentences_of(site, todo, src))
         yield
         parses.store([part])
+        if part.judge is not None:
+            part.judge.recording = recording
 
     return around
 

@@ -221,5 +221,5 @@ class LazyParser:
         return self._loaded().parse(sentence)
 
     def parse_many(self, sentences: list[str]) -> Iterator[SentenceParse]:
-        """The parses of ``sentences``, in order, made in batches."""
-        return self._loaded().parse_many(sentences)
+        """The parses of ``sentences``, in order, made in batches (none asked: nothing loaded)."""
+        return self._loaded().parse_many(sentences) if sentences else iter(())

@@ -12,6 +12,7 @@ from linkpipe.lib.hashing import DEFAULT_SHARDS, text_hash
 from linkpipe.lib.links import anchors, long_sources, placement
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.retention import prune_crawls
+from linkpipe.lib.stages import candidate_parses
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
 from linkpipe.lib.stages.parse_cache import ParseCache
 from linkpipe.lib.storage import open_db
@@ -112,6 +113,33 @@ def test_a_long_source_loads_its_parts_stored_parses_and_parses_nothing_again(
     assert warm.parsed_sentences == 0 and stored == 0 and loaded == cold.parsed_sentences
     assert isinstance(warm.parser, LazyParser) and warm.parser._parser is None
     assert _rows(db) == in_parts and len(in_parts) > 100
+
+
+def test_short_sources_placed_after_a_long_one_in_a_batch_store_their_parses(
+    tmp_path, fake_model, monkeypatch
+):
+    """A long source's parts load and store their parses around their own placing; the judge
+    is the batch's, so the short sources placed after them in the same batch must go on
+    recording what they parse (before, the part's store stopped it: their parses were made
+    again, and spaCy loaded, in every later crawl)."""
+    db = tmp_path / "m.duckdb"
+    run_demo_crawls(db, ("c1",), fake_model)
+    with duckdb.connect(str(db)) as con:
+        con.execute("DELETE FROM parse_cache")
+
+    def some_long(src: SourceText) -> bool:  # a third of the pages, spread over the batches
+        return int(text_hash(src.text)[:8], 16) % 3 == 0
+
+    for module in (placement, candidate_parses):
+        monkeypatch.setattr(module, "is_long", some_long)
+    monkeypatch.setattr(placement, "iter_parts", lambda src: long_sources.iter_parts(src, 80))
+    cold, loaded, stored = _place_all(db, fake_model, monkeypatch)
+    mixed = _rows(db)
+    assert loaded == 0 and cold.parsed_sentences > 0 and stored == cold.parsed_sentences
+    warm, loaded, stored = _place_all(db, fake_model, monkeypatch)
+    assert warm.parsed_sentences == 0 and stored == 0 and loaded == cold.parsed_sentences
+    assert isinstance(warm.parser, LazyParser) and warm.parser._parser is None  # no spaCy
+    assert _rows(db) == mixed
 
 
 def test_a_parse_survives_its_bytes():
