@@ -60,12 +60,19 @@ class ChangedVectors:
 
     def reach(self, vectors: np.ndarray) -> np.ndarray:
         """Each of ``vectors``' highest similarity to an old or new changed vector (-inf
-        when none changed)."""
+        when none changed), a chunk of vectors at a time (memory for :data:`PRODUCT_CELLS`)."""
         best = np.full(len(vectors), -np.inf, dtype=np.float64)
         for changed in (self.old, self.new):
-            if len(changed) and len(vectors):
-                best = np.maximum(best, (vectors @ changed.T).max(axis=1))
+            if not len(changed):
+                continue
+            step = max(1, PRODUCT_CELLS // len(changed))
+            for lo in range(0, len(vectors), step):
+                part = (vectors[lo : lo + step] @ changed.T).max(axis=1)
+                best[lo : lo + step] = np.maximum(best[lo : lo + step], part)
         return best
+
+
+PRODUCT_CELLS = 1 << 22  # similarities held at a time (16 MB of float32)
 
 
 def kept_hits(

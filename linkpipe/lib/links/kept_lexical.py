@@ -151,7 +151,7 @@ def kept_lists(
     return {s: KeptList(tuple(urls), c, f) for s, urls, c, f in columns.iter_rows()}
 
 
-CHUNK = 1024  # sources compared with the changed rows at a time
+PRODUCT_CELLS = 1 << 21  # (source, changed page) products held at a time (16 MB a matrix)
 
 
 def _unmoved(
@@ -170,8 +170,9 @@ def _unmoved(
         return keep
     old, new = changed.old.T.tocsc(), changed.new.T.tocsc()
     held_old, held_new = champions.old.T.tocsc(), champions.new.T.tocsc()
-    for lo in range(0, rows.shape[0], CHUNK):
-        part = slice(lo, lo + CHUNK)
+    step = max(1, PRODUCT_CELLS // changed.old.shape[0])
+    for lo in range(0, rows.shape[0], step):
+        part = slice(lo, lo + step)
         c, f = cut[part, None], floor[part, None]
         p_old, p_new = (lookups[part] @ held_old).toarray(), (lookups[part] @ held_new).toarray()
         out = (p_old < c - MARGIN) & (p_new < c - MARGIN)

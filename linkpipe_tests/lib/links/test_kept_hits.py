@@ -7,6 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from linkpipe.lib.links import kept_hits as kept_hits_module
 from linkpipe.lib.links.kept_hits import ChangedVectors, kept_hits, search_salt
 from linkpipe.lib.vectors.ann import build_index, list_centroids
 
@@ -39,7 +40,7 @@ def _stored(urls: list[str], sims: np.ndarray, ids: np.ndarray, read: list[int])
 
 
 @pytest.mark.parametrize("kind", ["exact", "ivf"])
-def test_a_source_no_change_reaches_finds_the_hits_it_kept(kind):
+def test_a_source_no_change_reaches_finds_the_hits_it_kept(kind, monkeypatch):
     before = _site(0)
     urls = [f"/p{i}" for i in range(len(before))]
     ivf = {"exact_threshold": 100, "nprobe": 2} if kind == "ivf" else {}
@@ -60,6 +61,10 @@ def test_a_source_no_change_reaches_finds_the_hits_it_kept(kind):
     assert search_salt(fresh, "m", "tfidf") == salt != search_salt(index, "other", "tfidf")
     assert salt != search_salt(index, "m", "refitted")
     kept = kept_hits(stored, fresh, after, row_of, changed, lambda _: DEPTH)
+
+    monkeypatch.setattr(kept_hits_module, "PRODUCT_CELLS", 16)  # a few sources at a time
+    again = kept_hits(stored, fresh, after, row_of, changed, lambda _: DEPTH)
+    assert again.keys() == kept.keys()
 
     now_sims, now_ids = fresh.search(after, DEPTH)
     assert 0.5 * len(untouched) < len(kept) < len(untouched)  # most kept, not all

@@ -7,6 +7,7 @@ import numpy as np
 import polars as pl
 from scipy import sparse
 
+from linkpipe.lib.links import kept_lexical
 from linkpipe.lib.links.kept_lexical import ChangedRows, KeptList, kept_lists, new_rows, rows_matrix
 from linkpipe.lib.text.lexical_index import IndexSettings, LexicalIndex
 
@@ -49,7 +50,7 @@ def _lists(index: LexicalIndex, urls: list[str]) -> tuple[list[list[str]], list]
     return [[urls[j] for j in rows] for rows in found], bounds
 
 
-def test_a_list_no_changed_row_can_move_is_what_the_index_finds_again():
+def test_a_list_no_changed_row_can_move_is_what_the_index_finds_again(monkeypatch):
     rng = np.random.default_rng(0)
     before = _rows(rng, 500)
     urls = [f"/p{i:03d}" for i in range(500)]
@@ -76,6 +77,9 @@ def test_a_list_no_changed_row_can_move_is_what_the_index_finds_again():
     }
     row_of = {u: i for i, u in enumerate(urls)}
     kept = kept_lists(_frame(stored), new_index, row_of, changed)
+
+    monkeypatch.setattr(kept_lexical, "PRODUCT_CELLS", 16)  # a few sources at a time
+    assert kept_lists(_frame(stored), new_index, row_of, changed) == kept
 
     now, now_bounds = _lists(new_index, urls)
     assert 0.2 * len(stored) < len(kept) < len(stored)  # many kept, not all
