@@ -152,6 +152,16 @@ class SourceGate:
     search_salt: str = ""  # the index searched (:func:`~kept_hits.search_salt`)
     kept_hits: Mapping[str, Hits] = field(default_factory=dict)  # hits taken, not searched
     kept_lists: Mapping[str, KeptList] = field(default_factory=dict)  # TF-IDF lists taken
+    searched: dict[str, Computed] = field(default_factory=dict)  # see :meth:`searched_again`
+
+    def searched_again(self, source: str, read: GateRead, keys: list[str]) -> None:
+        """Remember what to store of a quiet source whose indexes were searched, not kept:
+        its rows are copied, but its stored searches are written again (what it read is
+        the stored, but a touched page's similarity, the TF-IDF neighbours it does not read,
+        the cut and the floor may be this crawl's; the next crawl keeps them from this
+        crawl, :mod:`kept_hits`, :mod:`kept_lexical`)."""
+        if source not in self.kept_hits or source not in self.kept_lists:
+            self.searched[source] = self.stored(read, keys)
 
     def stored(self, read: GateRead, keys: list[str]) -> Computed:
         """What the shard stores of a source the gate read as ``read``, its text holding
@@ -248,6 +258,8 @@ def _through_gate(
         if gate.passes(source, read):
             if known != gate.keys.get(source):
                 gate.rekeyed[source] = gate.stored(read, known)
+            else:
+                gate.searched_again(source, read, known)
             return None
         if gate.digests.get(source) == read.digest:
             return known, named, read  # the text its keys were stored for

@@ -161,6 +161,7 @@ def _reuse_figures(
     meta |= {"sources_quiet": len(gate.quiet), "pairs_copied": len(sources.kept_pairs)}
     meta |= {"sources_gated_by_pair": len(gate.touched), "sources_rekeyed": len(gate.rekeyed)}
     meta |= {"sources_hits_kept": len(gate.kept_hits), "sources_lists_kept": len(gate.kept_lists)}
+    meta |= {"quiet_sources_searched": len(gate.searched)}
     meta |= {"names_added": len(gate.names.added), "names_reach": len(gate.names.reach)}
     meta |= {"anchors_reused": known.reused, "reused_from": previous or ""}
     return meta | {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
@@ -216,7 +217,8 @@ def _shard_tables(
     """The computed rows of a shard (with their pair digests), its inputs digest and the row
     digest, gate digest and name keys of each source retrieved."""
     digests = [_source_row(s, d, gate.computed.get(s)) for s, d in sources.digests.items()]
-    digests += [_source_row(s, sources.previous[s], c) for s, c in gate.rekeyed.items()]
+    quiet = gate.rekeyed | gate.searched  # stored again, their rows copied
+    digests += [_source_row(s, sources.previous[s], c) for s, c in quiet.items()]
     return {
         "candidate_pairs": iter(rows.frames),  # read back frame by frame
         "candidate_inputs": [{"digest": digest}],
@@ -253,7 +255,11 @@ def _copied_sources(
             CopiedRows(previous, sources.kept_pairs, "pair_digest"),
         ],
         "candidate_sources": [
-            CopiedRows(previous, [s for s in gate.quiet if s not in gate.rekeyed], "source_url")
+            CopiedRows(
+                previous,
+                [s for s in gate.quiet if s not in gate.rekeyed and s not in gate.searched],
+                "source_url",
+            )
         ],
     }
 

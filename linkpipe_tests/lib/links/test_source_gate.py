@@ -3,6 +3,7 @@
 import numpy as np
 
 from linkpipe.lib.links.anchors import SourceText
+from linkpipe.lib.links.kept_lexical import KeptList
 from linkpipe.lib.links.retrieval import (
     CandidateLimits,
     gather,
@@ -264,3 +265,32 @@ def test_when_the_sites_names_change_a_source_is_tokenised_only_if_it_may_hold_a
     src = text()
     assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == []
     assert gate.quiet == ["/p0"] and gate.rekeyed == {} and "tokens" not in src.__dict__
+
+
+def test_a_quiet_source_stores_its_searches_again_unless_it_kept_both() -> None:
+    limits, site, ann, pages = _searched()
+    first = SourceGate("salt", SiteChanges(frozenset(), frozenset()), limits, open=False)
+    retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, first, pages)
+    computed = first.computed["/p0"]
+    digest, keys, sims = computed[:3]
+    assert computed.gate_hits and computed.hits_searched >= len(computed.gate_hits)
+    stored = {"digests": {"/p0": digest}, "targets": {"/p0": set()}, "sims": {"/p0": sims}}
+    none = SiteChanges(frozenset(), frozenset())
+    # searched again: quiet, its rows copied, its searches stored as this crawl found them
+    gate = SourceGate("salt", none, limits, **stored, keys={"/p0": keys})
+    assert retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, gate, pages) == []
+    assert gate.quiet == ["/p0"] and gate.searched == {"/p0": computed}
+    # both searches kept from the stored ones: nothing to store again
+    hits = (
+        np.frombuffer(sims, np.float32),
+        np.array([ann.urls.index(u) for u in computed.gate_hits]),
+    )
+    if computed.hits_searched > len(computed.gate_hits):
+        hits = (np.append(hits[0], np.float32(-np.inf)), np.append(hits[1], -1))
+    lexical = KeptList(tuple(computed.lexical_hits), computed.lexical_cut, computed.lexical_floor)
+    gate = SourceGate(
+        "salt", none, limits, **stored, keys={"/p0": keys},
+        kept_hits={"/p0": hits}, kept_lists={"/p0": lexical},
+    )  # fmt: skip
+    assert retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, gate, pages) == []
+    assert gate.quiet == ["/p0"] and gate.searched == {} and gate.rekeyed == {}

@@ -177,6 +177,41 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
     assert placements_agree(_kept_placements(db, "c2").values(), placements.values())
 
 
+def test_a_third_crawl_keeps_searches_stored_by_quiet_sources_and_equals_a_recomputation(
+    tmp_path, fake_model
+):
+    """The searches a crawl keeps are those the previous crawl stored, also for sources it
+    found quiet (their rows copied): a quiet source searched again stores what this crawl's
+    indexes found (a touched page's similarity, the neighbours it does not read, the cut and
+    floor), so that the crawl after it keeps them from this crawl's state."""
+    site_root = tmp_path / "site"
+    shutil.copytree(DEMO_SITE, site_root)
+    db = tmp_path / "t.duckdb"
+    with serve_site(site_root) as site:
+        _crawl(db, site.base_url, "c1", fake_model)
+        _edit_pages(site_root, 1)
+        _crawl(db, site.base_url, "c2", fake_model)
+        _edit_pages(site_root, 3)  # the first page again, two more
+        _crawl(db, site.base_url, "c3", fake_model)
+    stored = _all(
+        db,
+        """SELECT count(*) FILTER (WHERE gate_hits IS NOT NULL AND lexical_hits IS NOT NULL),
+                  count(*)
+           FROM candidate_sources WHERE crawl_id = 'c2'""",
+    )[0]
+    assert stored[0] == stored[1] > 0  # every source of c2 stored its searches
+    incremental = _rows(db, "c3")
+    kept = 0
+    for shard in range(DEFAULT_SHARDS):
+        meta = materialize_candidate_pairs(db, "c3", shard, fake_model).meta
+        kept += meta["sources_hits_kept"] + meta["sources_lists_kept"]
+    assert kept > 0
+    assert _rows(db, "c3") == incremental
+    for shard in range(DEFAULT_SHARDS):
+        materialize_candidate_pairs(db, "c3", shard, fake_model, reuse=False)
+    assert _rows(db, "c3") == incremental  # recomputed from scratch: the very same rows
+
+
 def test_an_unchanged_site_copies_every_shard_and_the_copy_equals_a_recomputation(
     tmp_path, fake_model
 ):
