@@ -127,6 +127,12 @@ def page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, str
     return {r["url"]: r["digest"] for r in rows}
 
 
+def changed_pages(pages: Mapping[str, str], before: Mapping[str, str]) -> set[str]:
+    """The pages whose stored facts differ, came or went (``pages``, ``before``: this crawl's
+    and the previous crawl's fact digests, :func:`page_digests`)."""
+    return {u for u in pages.keys() | before.keys() if pages.get(u) != before.get(u)}
+
+
 def site_changes(
     con: duckdb.DuckDBPyConnection,
     crawl_id: str,
@@ -140,7 +146,7 @@ def site_changes(
     differ, came or went, those whose incoming links or their anchors changed, and those for
     which a one-word name of theirs became or stopped being an anchor (``names``: the name
     index's settings)."""
-    changed = {u for u in pages.keys() | before.keys() if pages.get(u) != before.get(u)}
+    changed = changed_pages(pages, before)
     links = "read/select_changed_link_targets"
     relinked = {r["resolved_url"] for r in fetch_dicts(con, links, [crawl_id, previous])}
     params = [crawl_id, previous, names.strength, names.prior_single]

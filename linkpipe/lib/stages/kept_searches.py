@@ -13,7 +13,12 @@ from linkpipe.lib.links.kept_hits import Hits, kept_hits
 from linkpipe.lib.links.kept_lexical import KeptList, kept_lists
 from linkpipe.lib.links.retrieval import CandidateLimits, search_depth
 from linkpipe.lib.links.site_context import SiteContext
-from linkpipe.lib.stages.candidate_previous import changed_rows, changed_vectors, previous_hits
+from linkpipe.lib.stages.candidate_previous import (
+    changed_pages,
+    changed_rows,
+    changed_vectors,
+    previous_hits,
+)
 from linkpipe.lib.vectors.ann import AnnIndex
 
 
@@ -43,7 +48,7 @@ def kept_searches(
     previous crawl's page fact digests (a source whose facts changed searches: its vector,
     TF-IDF row or links are not those it searched with)."""
     site = searching.site
-    moved = {u for u in pages.keys() | earlier.keys() if pages.get(u) != earlier.get(u)}
+    moved = changed_pages(pages, earlier)
     stored = previous_hits(con, previous, searching.shard, searching.salt, lambda s: s not in moved)
     if stored.is_empty():
         return {}, {}
