@@ -123,7 +123,7 @@ def search(
     query = site.vectors[[site.row_of[s] for s in sources]]
     linked = [len(site.content_links.get(s, ())) for s in sources]
     depth = [search_depth(limits, n) for n in linked]
-    kept = kept or {}
+    kept = {s: kept[s] for s in sources if s in kept} if kept else {}  # this batch's
     asked = [i for i, s in enumerate(sources) if s not in kept]
     found = (
         ann.search(query[asked], max(depth[i] for i in asked))
@@ -137,7 +137,7 @@ def search(
         depth[i] = len(kept[s][0]) if s in kept else depth[i]
     ks = [limits.k_lexical + 1 + n for n in linked]
     lists = tfidf_neighbours(site, sources, ks, kept_lists)
-    lexical = [[u for u in found.urls if u in site.row_of] for found in lists]
+    lexical = [[u for u in listed.urls if u in site.row_of] for listed in lists]
     return Searched(sources, query, sims, ids, lexical, depth, lists)
 
 
@@ -154,8 +154,8 @@ def _hits_table(
     kept: Mapping[str, tuple[np.ndarray, np.ndarray]],
 ) -> tuple[np.ndarray, np.ndarray]:
     """(similarities, rows) of every source's hits, one row a source: those the index found
-    for the sources ``asked`` (their places), the ``kept`` ones for the others; the rest of
-    a row is empty (row -1)."""
+    for the sources ``asked`` (their places), the ``kept`` ones (the batch's) for the
+    others; the rest of a row is empty (row -1)."""
     if not kept:
         return found
     width = max([found[1].shape[1], *(len(h[1]) for h in kept.values())])

@@ -194,8 +194,8 @@ def _source_gate(
 ) -> SourceGate:
     """The shard's :class:`SourceGate`: the row digests' salt, the previous crawl's gate
     digests, name keys and targets, and what changed since (``earlier``: the previous crawl's
-    page fact digests), the site's names included, and the embedding hits no change reaches
-    (closed, computing digests only, without a previous crawl)."""
+    page fact digests), the site's names included, and the embedding hits and TF-IDF lists
+    no change can move (closed, computing digests only, without a previous crawl)."""
     site, limits, salt = searching.site, searching.limits, searching.salt
     if previous.crawl_id is None:
         changes = SiteChanges(frozenset(), frozenset())

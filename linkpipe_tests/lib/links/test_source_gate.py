@@ -294,3 +294,20 @@ def test_a_quiet_source_stores_its_searches_again_unless_it_kept_both() -> None:
     )  # fmt: skip
     assert retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, gate, pages) == []
     assert gate.quiet == ["/p0"] and gate.searched == {} and gate.rekeyed == {}
+
+
+def test_a_search_takes_the_kept_hits_and_lists_of_their_sources_and_finds_the_others() -> None:
+    limits, site, ann, _ = _searched()
+    sources = ["/p0", "/p1", "/p2", "/p3"]
+    fresh = search(site, sources, ann, limits)
+    hit_sims, hit_ids = fresh.hits(1)
+    shorter = (hit_sims[:2].copy(), hit_ids[:2].copy())  # what a kept source read, say
+    kept = {"/p1": shorter, "/p9": shorter}  # /p9: another batch's, not searched here
+    lists = {"/p2": fresh.lists[2], "/p9": fresh.lists[3]}
+    again = search(site, sources, ann, limits, kept, lists)
+    assert again.sources == sources and again.depth[1] == 2
+    assert [h.tolist() for h in again.hits(1)] == [h.tolist() for h in shorter]
+    for qi in (0, 2, 3):  # searched as before
+        assert [h.tolist() for h in again.hits(qi)] == [h.tolist() for h in fresh.hits(qi)]
+    assert again.lists == fresh.lists and again.lexical == fresh.lexical
+    assert all(listed.urls for listed in again.lists)  # the twelve pages share words
