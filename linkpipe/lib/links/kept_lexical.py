@@ -36,6 +36,7 @@ import polars as pl
 from scipy import sparse
 
 from linkpipe.lib.text.lexical_index import LexicalIndex, heaviest
+from linkpipe.lib.text.tfidf import rows_matrix
 
 MARGIN = 1e-9
 
@@ -183,17 +184,13 @@ def _unmoved(
     return keep
 
 
-def rows_matrix(frame: pl.DataFrame, urls: Sequence[str], width: int) -> sparse.csr_matrix:
+def aligned_rows(frame: pl.DataFrame, urls: Sequence[str], width: int) -> sparse.csr_matrix:
     """The rows of a ``url, term_ids, weights`` frame as a matrix of ``width`` columns, one
     row for each of ``urls`` in that order (empty for a URL the frame lacks)."""
     frame = pl.DataFrame({"url": list(urls)}, schema={"url": pl.String}).join(
         frame, on="url", how="left", maintain_order="left"
     )
-    lengths = frame["term_ids"].list.len().fill_null(0).to_numpy().astype(np.int64)
-    indptr = np.concatenate([[0], np.cumsum(lengths)])
-    indices = frame["term_ids"].explode().drop_nulls().to_numpy().astype(np.int32)
-    data = frame["weights"].explode().drop_nulls().to_numpy().astype(np.float64)
-    return sparse.csr_matrix((data, indices, indptr), shape=(len(urls), width))
+    return rows_matrix(frame, width)
 
 
 def new_rows(

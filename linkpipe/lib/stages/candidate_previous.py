@@ -6,7 +6,7 @@ shard."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import duckdb
@@ -15,7 +15,7 @@ import polars as pl
 
 from linkpipe.lib.links.anchors import AnchorChoice
 from linkpipe.lib.links.kept_hits import ChangedVectors
-from linkpipe.lib.links.kept_lexical import ChangedRows, new_rows, rows_matrix
+from linkpipe.lib.links.kept_lexical import ChangedRows, aligned_rows, new_rows
 from linkpipe.lib.links.previous_rows import ShardPairs, ShardPlacements, name_keys_of
 from linkpipe.lib.links.site_context import SINGLE_WORD_ANCHOR_PROBABILITY
 from linkpipe.lib.links.site_models import MAX_TEXT_CHARS
@@ -81,13 +81,12 @@ def previous_hits(
     previous: str,
     shard: int,
     salt: str,
-    unchanged: Callable[[str], bool],
+    changed: Iterable[str],
 ) -> pl.DataFrame:
-    """What the previous crawl's gate stored of the searches of the shard's unchanged sources
-    searched with ``salt`` (``select_shard_kept_hits.sql``)."""
+    """What the previous crawl's gate stored of the searches of the shard's sources searched
+    with ``salt`` (``select_shard_kept_hits.sql``) but the ``changed`` pages."""
     frame = fetch_frame(con, "read/select_shard_kept_hits", [previous, shard, salt])
-    keep = [unchanged(s) for s in frame["source_url"].to_list()]
-    return frame.filter(pl.Series(keep, dtype=pl.Boolean)) if len(keep) else frame
+    return frame.filter(~pl.col("source_url").is_in(list(changed)))
 
 
 def changed_vectors(
@@ -118,7 +117,7 @@ def changed_rows(
     urls = sorted(changed)
     frame = fetch_frame(con, "read/select_page_terms_of_urls", [previous, urls])
     width = index.matrix.shape[1]
-    return ChangedRows(rows_matrix(frame, urls, width), new_rows(index, row_of, urls))
+    return ChangedRows(aligned_rows(frame, urls, width), new_rows(index, row_of, urls))
 
 
 def page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, str]:

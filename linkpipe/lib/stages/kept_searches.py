@@ -49,7 +49,7 @@ def kept_searches(
     TF-IDF row or links are not those it searched with)."""
     site = searching.site
     moved = changed_pages(pages, earlier)
-    stored = previous_hits(con, previous, searching.shard, searching.salt, lambda s: s not in moved)
+    stored = previous_hits(con, previous, searching.shard, searching.salt, moved)
     if stored.is_empty():
         return {}, {}
     vectors = changed_vectors(con, previous, moved, site.vectors, site.row_of)

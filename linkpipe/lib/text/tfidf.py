@@ -251,13 +251,19 @@ def model_from_frames(terms: pl.DataFrame, rows: pl.DataFrame, fit_pages: int = 
     """The model written by :func:`model_frames` (``terms`` ordered by term id; ``fit_pages``:
     the pages its statistics were counted on, 0 for ``rows``' pages)."""
     width = terms.filter(pl.col("idf").is_not_null()).height
-    lengths = rows["term_ids"].list.len().to_numpy().astype(np.int64)
+    matrix = rows_matrix(rows, width)
+    matrix.sort_indices()
+    return model_from_rows(terms, rows["url"].to_list(), matrix, fit_pages)
+
+
+def rows_matrix(rows: pl.DataFrame, width: int) -> sparse.csr_matrix:
+    """The page rows of a ``term_ids, weights`` frame (``site_page_terms``) as a matrix of
+    ``width`` columns, one row each (empty for a null row)."""
+    lengths = rows["term_ids"].list.len().fill_null(0).to_numpy().astype(np.int64)
     indptr = np.concatenate([[0], np.cumsum(lengths)])
     indices = rows["term_ids"].explode().drop_nulls().to_numpy().astype(np.int32)
     data = rows["weights"].explode().drop_nulls().to_numpy().astype(np.float64)
-    matrix = sparse.csr_matrix((data, indices, indptr), shape=(rows.height, width))
-    matrix.sort_indices()
-    return model_from_rows(terms, rows["url"].to_list(), matrix, fit_pages)
+    return sparse.csr_matrix((data, indices, indptr), shape=(rows.height, width))
 
 
 def model_from_rows(

@@ -8,7 +8,13 @@ import polars as pl
 from scipy import sparse
 
 from linkpipe.lib.links import kept_lexical
-from linkpipe.lib.links.kept_lexical import ChangedRows, KeptList, kept_lists, new_rows, rows_matrix
+from linkpipe.lib.links.kept_lexical import (
+    ChangedRows,
+    KeptList,
+    aligned_rows,
+    kept_lists,
+    new_rows,
+)
 from linkpipe.lib.text.lexical_index import IndexSettings, LexicalIndex
 
 K = 6  # neighbours a query asks for
@@ -118,7 +124,7 @@ def test_changed_rows_are_aligned_by_page_with_empty_rows_for_pages_that_came_or
         }
     )
     urls = ["/a", "/b", "/gone"]
-    old = rows_matrix(stored, urls, rows.shape[1])
+    old = aligned_rows(stored, urls, rows.shape[1])
     new = new_rows(index, row_of, urls)
     assert old.shape == new.shape == (3, rows.shape[1])
     assert (old[0] != rows[0]).nnz == 0 and old[1].nnz == 0 and (old[2] != rows[4]).nnz == 0
