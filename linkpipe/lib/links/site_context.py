@@ -19,6 +19,7 @@ from linkpipe.lib.links.anchors import (
 from linkpipe.lib.links.edge_set import EdgeSet
 from linkpipe.lib.links.site_models import SiteModels, SitePage, build_site_models, page_names
 from linkpipe.lib.text.lexical import phrase_key
+from linkpipe.lib.text.mentions import Mention
 from linkpipe.lib.text.tfidf import row_cosines
 
 SINGLE_WORD_ANCHOR_PROBABILITY = 0.3  # a one-word name is an anchor when linked this often
@@ -56,6 +57,8 @@ class SiteContext:
                 self.linked_from[t].add(src)
         self._profiles: dict[str, TargetProfile] = {}
         self._target_keys: dict[tuple[str, bool], str] = {}
+        # (target, name key) -> (mention, its part of a gate digest): see source_gate
+        self.mention_parts: dict[tuple[str, str], tuple[Mention, bytes]] = {}
 
     def names(self, page: SitePage) -> list[tuple[str, str]]:
         """The phrases that name a page: title, H1 and the anchors other pages use for it."""

@@ -307,7 +307,7 @@ def gate_digest(
     linked = site.content_links.get(source, set())
     lexical = [t for t in found.lexical[qi] if t in linked]  # the others: in names_read
     h.update(repr((hits, depth == len(all_ids), lexical)).encode())
-    h.update(repr(names_read(site, source, named, found.lexical[qi], limits)).encode())
+    h.update(names_read(site, source, named, found.lexical[qi], limits))
     lists = found.lists[qi] if found.lists else None
     return GateRead(h.hexdigest()[:32], tuple(urls), sims.tobytes(), len(all_ids), lists)
 
@@ -341,13 +341,26 @@ def names_read(
     named: Mapping[str, Mention],
     lexical: list[str],
     limits: CandidateLimits,
-) -> tuple[object, ...]:
-    """What retrieval and the rows read of the source's names: the best name of each target
-    (key, phrase, kind), whether the target has a vector, whether it is strong enough to be
-    found, and the targets :func:`~retrieval.other_targets` adds (the first unlinked TF-IDF
-    neighbours, then the strongest names), in order."""
-    best = sorted(
-        (t, m.key, m.phrase, m.kind, t in site.row_of, m.probability >= MIN_MENTION_PROBABILITY)
-        for t, m in named.items()
-    )
-    return (best, other_targets(site, source, lexical, dict(named), limits))
+) -> bytes:
+    """What retrieval and the rows read of the source's names, encoded for the gate digest:
+    the best name of each target (key, phrase, kind), whether the target has a vector,
+    whether it is strong enough to be found (in the targets' order), and the targets
+    :func:`~retrieval.other_targets` adds (the first unlinked TF-IDF neighbours, then the
+    strongest names), in order. A mention's part is encoded once per site context (a source
+    names ~130 targets, and the site's sources name the same ones over and over)."""
+    best = b"".join(_mention_part(site, named[t]) for t in sorted(named))
+    return best + repr(other_targets(site, source, lexical, dict(named), limits)).encode()
+
+
+def _mention_part(site: SiteContext, mention: Mention) -> bytes:
+    """A named target's part of :func:`names_read` (memoized by the mention: the name index
+    hands out one object per name and target, see ``MentionIndex.named_by``)."""
+    held = site.mention_parts.get((mention.target, mention.key))
+    if held is not None and held[0] is mention:
+        return held[1]
+    t = mention.target
+    strong = mention.probability >= MIN_MENTION_PROBABILITY
+    part = repr((t, mention.key, mention.phrase, mention.kind, t in site.row_of, strong))
+    encoded = part.encode("utf-8", "surrogatepass") + b"\n"
+    site.mention_parts[(t, mention.key)] = (mention, encoded)
+    return encoded

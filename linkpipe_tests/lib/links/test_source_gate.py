@@ -1,5 +1,7 @@
 """The gate that copies a source before retrieval: only when nothing its rows read changed."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from linkpipe.lib.links.anchors import SourceText
@@ -21,6 +23,7 @@ from linkpipe.lib.links.source_gate import (
     gate_digest,
     name_keys,
     named_by_keys,
+    names_read,
     read_depth,
     retrieve_ungated,
 )
@@ -145,6 +148,29 @@ def test_what_a_source_finds_does_not_depend_on_the_sources_searched_beside_it()
     assert digests[0] == digests[1]
     first, second = (gather(site, found, 0, named, ann, limits) for found in (alone, beside))
     assert first == second and first.linked
+
+
+def test_a_named_targets_part_of_the_digest_is_made_once_and_follows_its_mention() -> None:
+    limits, site, ann, _ = _searched()
+    found = search(site, ["/p0"], ann, limits)
+    lexical = found.lexical[0]
+
+    def read(context: SiteContext, named: dict) -> bytes:
+        return names_read(context, "/p0", named, lexical, limits)
+
+    named = named_by_keys(site, "/p0", name_keys(site, text()))
+    first = read(site, named)
+    assert sorted(site.mention_parts) == [(t, m.key) for t, m in sorted(named.items())]
+    assert read(site, named) == first  # from the parts held
+    fresh = _site({})  # another context makes the same bytes anew
+    assert read(fresh, named_by_keys(fresh, "/p0", name_keys(fresh, text()))) == first
+    # a mention of the same name and target whose counts changed is another object: its part
+    # is made again, and one that crosses the strength to be found changes the digest
+    target, mention = sorted(named.items())[0]
+    weak, strong = replace(mention, probability=0.0), replace(mention, probability=1.0)
+    assert read(site, {**named, target: weak}) != read(site, {**named, target: strong})
+    assert read(site, {**named, target: replace(weak)}) == read(site, {**named, target: weak})
+    assert read(site, named) == first  # the mention as it was: its part as it was
 
 
 def test_a_source_passes_only_when_nothing_it_reads_changed() -> None:
