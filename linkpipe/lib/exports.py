@@ -56,8 +56,9 @@ def open_for_reading(
     db: Path, connect: Connect, wait_s: float, on_wait: Callable[[str], None]
 ) -> tuple[duckdb.DuckDBPyConnection, Path]:
     """Open ``db`` with ``connect``; while another process holds its write lock, open the last
-    published copy instead, or, with none yet, wait up to ``wait_s`` seconds (``on_wait`` tells
-    the user once) for either. Returns the connection and the file it reads."""
+    published copy instead, or, with none yet (or while the run updates it, a few seconds),
+    wait up to ``wait_s`` seconds (``on_wait`` tells the user once) for either. Returns the
+    connection and the file it reads."""
     deadline = time.monotonic() + wait_s
     told = False
     while True:
@@ -68,12 +69,21 @@ def open_for_reading(
                 raise
             holder = re.search(r"\(PID (\d+)\)", str(exc))
         published = published_path(db)
-        if published.exists():
-            return connect(published), published
+        try:
+            if published.exists():
+                return connect(published), published
+        except StorageError as exc:
+            if "lock" not in str(exc).lower():
+                raise  # else the run is writing its update into the copy: wait for it
         if time.monotonic() >= deadline:
             by = f" (PID {holder.group(1)})" if holder else ""
+            state = (
+                "is updating its published copy"
+                if published.exists()
+                else "has no published copy yet"
+            )
             raise StorageError(
-                f"{db} is held by another process{by} and has no published copy yet; "
+                f"{db} is held by another process{by} and {state}; "
                 f"waited {wait_s:g} s: try again when the run finishes, or give a longer --wait"
             )
         if not told:

@@ -3,6 +3,7 @@ write the analysts' read-only copy of the kept crawls, swapped in atomically."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,41 +96,67 @@ def publish_copy(
     """Write ``<name>.published.duckdb`` for readers: the ``keep_crawls`` most recent crawls of
     each start URL, the site's decisions and signals, and the views; return its path.
 
-    The copy is written in a file beside the database and moved into place in one rename, so
-    readers never see a half-written file. When the copy in place has this code's schema and
-    is not larger than the database, the new one starts from it: only the crawls added since
-    and ``refreshed`` (the crawl just run) are copied, crawls no longer kept are deleted, and
-    the small tables that change outside runs (:data:`ALWAYS_AGAIN`, decisions, signals) are
-    copied again. Otherwise it is built table by table from the kept crawls (old crawls are
-    never copied). The embedding cache is left out (empty)."""
+    When the copy in place has this code's schema and is not larger than the database, it is
+    updated: only the crawls added since and ``refreshed`` (the crawl just run) are copied,
+    crawls no longer kept are deleted, and the small tables that change outside runs
+    (:data:`ALWAYS_AGAIN`, decisions, signals) are copied again. The update is written into
+    the copy itself, in one transaction, when no reader has it open (readers never see a
+    half-written copy; one that opens it during those seconds is refused by DuckDB's lock and
+    opens it again, as ``linkpipe sql`` does); while a reader holds it, the update is made on
+    a new file moved into place in one rename. Otherwise the copy is built table by table
+    from the kept crawls in a new file (old crawls are never copied). The embedding cache is
+    left out (empty)."""
     src = Path(db_path)
     dest = src.with_name(src.stem + ".published.duckdb")
+    update = dest.is_file() and dest.stat().st_size <= src.stat().st_size
+    update = update and has_current_schema(dest)
+    if update and _publish_into(src, dest, keep_crawls, refreshed, in_place=True):
+        return dest
     tmp = src.with_name(src.stem + ".publishing.tmp")
     for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
         stale.unlink(missing_ok=True)
-    update = dest.is_file() and dest.stat().st_size <= src.stat().st_size
-    update = update and has_current_schema(dest)
     if update:
         shutil.copyfile(dest, tmp)
     with open_db(tmp):  # the schema and the views (nothing to do on an up-to-date copy)
         pass
+    _publish_into(src, tmp, keep_crawls, refreshed if update else None, update=update)
+    tmp.replace(dest)
+    return dest
+
+
+def _publish_into(
+    src: Path,
+    copy: Path,
+    keep_crawls: int,
+    refreshed: str | None,
+    update: bool = True,
+    in_place: bool = False,
+) -> bool:
+    """Write the kept crawls into ``copy`` (see :func:`publish_copy`; ``update``: only what
+    changed since it was written). ``in_place``: ``copy`` is the one readers open, updated in
+    one transaction; False, with nothing written, when a reader holds it."""
     with open_db(src) as con:
         left_out = crawls_beyond(con, keep_crawls)
-        execute(con, "write/attach_published", [str(tmp)])
+        try:
+            execute(con, "write/attach_published", [str(copy)])
+        except (duckdb.IOException, duckdb.ResourceInUseException):
+            if in_place:  # a reader has it open (another process's lock, or this process's)
+                return False
+            raise
         try:
             plan = _plan(con, left_out, refreshed if update else None, update)
             with (
                 registered_frame(con, _LEFT_OUT_VIEW, _crawl_frame(left_out)),
                 registered_frame(con, _STALE_VIEW, _crawl_frame(plan.stale)),
                 registered_frame(con, _FRESH_VIEW, _crawl_frame(plan.fresh)),
+                transaction(con) if in_place else contextlib.nullcontext(),
             ):
                 tables = fetch_dicts(con, "read/select_published_tables")
                 for table in [r["table_name"] for r in tables]:
                     _publish_table(con, table, update)
         finally:
             execute(con, "write/detach_published")
-    tmp.replace(dest)
-    return dest
+    return True
 
 
 @dataclass(frozen=True)

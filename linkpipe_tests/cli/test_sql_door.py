@@ -219,6 +219,22 @@ def test_while_a_run_writes_the_published_copy_is_read(capsys, db: Path):
     assert refused[0] == 1 and "ATTACH " + REFUSED in refused[2]  # the copy is guarded too
 
 
+def test_while_the_run_updates_its_published_copy_in_place_it_waits_then_reads_it(capsys, db: Path):
+    """The run writes its update into the copy itself (a few seconds, under DuckDB's lock): a
+    reader waits for it instead of failing."""
+    copy = publish_copy(db)
+    with write_lock_held(db), write_lock_held(copy, seconds=1.5):
+        started = time.monotonic()
+        status, out, err = sql(capsys, db, "SELECT crawl_id FROM crawl_links ORDER BY ALL")
+        waited = time.monotonic() - started
+    # the copy as the update left it (the holder's row), read once its lock was let go
+    assert status == 0 and out.splitlines() == ["crawl_id", "new", "old"] and waited < 30
+    assert err.strip().splitlines() == [
+        f"linkpipe: waiting for the run that holds {db} to finish (up to 60 s)...",
+        f"linkpipe: {db} is held by a run: reading its last published copy, kept.published.duckdb",
+    ]
+
+
 def test_without_a_published_copy_it_waits_then_gives_up_in_one_line(capsys, db: Path):
     with write_lock_held(db) as holder:
         started = time.monotonic()

@@ -2,6 +2,8 @@
 
 import json
 import shutil
+import subprocess
+import sys
 
 import duckdb
 import polars as pl
@@ -470,6 +472,66 @@ def test_published_copy_holds_the_recent_crawls_and_replaces_the_old_copy(tmp_pa
     published.close()
 
 
+_READER = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1], read_only=True)
+print("open", flush=True)
+sys.stdin.readline()  # holds the copy open until told
+print(sorted(r[0] for r in con.execute("SELECT crawl_id FROM crawl_links").fetchall()))
+"""
+
+
+def test_an_update_is_written_into_the_published_copy_unless_a_reader_holds_it(tmp_path):
+    """The nightly update writes only the changed crawls into the copy readers open (no copy of
+    the whole file); an analyst's session open on it in another process keeps its rows, and
+    the update then goes to a new file moved into place."""
+    db = tmp_path / "t.duckdb"
+    _history(db)
+    copy = publish_copy(db, keep_crawls=3)
+    inode = copy.stat().st_ino
+    assert publish_copy(db, keep_crawls=2, refreshed="a4") == copy
+    assert copy.stat().st_ino == inode  # written in place
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.duckdb", "t.published.duckdb"]
+    with duckdb.connect(str(copy), read_only=True) as con:
+        assert _crawl_rows(con)["crawl_links"] == ["a3", "a4", "b1"]
+    reader = subprocess.Popen(
+        [sys.executable, "-c", _READER, str(copy)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert reader.stdout is not None and reader.stdout.readline().strip() == "open"
+        publish_copy(db, keep_crawls=1, refreshed="a4")
+        held, _ = reader.communicate("go\n", timeout=60)
+    finally:
+        reader.kill()
+    assert held.strip() == "['a3', 'a4', 'b1']"  # the reader's file, untouched
+    assert copy.stat().st_ino != inode  # the update went to a new file
+    with duckdb.connect(str(copy), read_only=True) as con:
+        assert _crawl_rows(con)["crawl_links"] == ["a4", "b1"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.duckdb", "t.published.duckdb"]
+
+
+def test_a_failed_update_in_place_leaves_the_published_copy_as_it_was(tmp_path, monkeypatch):
+    db = tmp_path / "t.duckdb"
+    _history(db)
+    copy = publish_copy(db, keep_crawls=3)
+    real = retention._publish_table
+    done = []
+
+    def fail_midway(con, table, update):
+        if table == "page_summaries":
+            raise RuntimeError("disk full")
+        real(con, table, update)
+        done.append(table)
+
+    monkeypatch.setattr(retention, "_publish_table", fail_midway)
+    before = _all_rows(copy)
+    with pytest.raises(RuntimeError, match="disk full"):
+        publish_copy(db, keep_crawls=1, refreshed="a4")
+    assert {"crawl_links", "crawls", "indexable_pages"} <= set(done)  # written, then:
+    assert _all_rows(copy) == before  # rolled back with the rest
+
+
 def _all_rows(path):
     con = connect(path, read_only=True)
     try:
@@ -496,10 +558,10 @@ def test_an_update_of_the_published_copy_equals_a_copy_built_from_scratch(tmp_pa
     monkeypatch.setattr(retention.shutil, "copyfile", lambda a, b: copied.append(a) or
                         real_copy(a, b))  # fmt: skip
     updated = _all_rows(publish_copy(db, keep_crawls=3, refreshed="a4"))
-    assert copied == [tmp_path / "t.published.duckdb"]  # started from the copy in place
+    assert copied == []  # written into the copy in place, not into a copy of it
     (tmp_path / "t.published.duckdb").unlink()
     assert updated == _all_rows(publish_copy(db, keep_crawls=3))  # built from scratch
-    assert copied == [tmp_path / "t.published.duckdb"]
+    assert copied == []
     published = connect(tmp_path / "t.published.duckdb", read_only=True)
     assert _crawl_rows(published)["crawl_links"] == ["a3", "a4", "a5", "b1"]
     links = published.execute("SELECT target_url FROM crawl_links WHERE crawl_id = 'a4'").fetchall()
