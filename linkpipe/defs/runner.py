@@ -87,7 +87,7 @@ def _materialize(
         run_config={"loggers": {"console": {"config": {"log_level": LOG_LEVEL}}}},
         tags={OWNER_TAG: process_owner()},
     )
-    return_free_memory()  # what the step's build freed, not held into the next step
+    return_free_memory(step_done=True)  # what the step freed, not held into the next step
     stopping.raise_if_requested()  # a stop Dagster swallowed, or one that failed a step
     if not result.success:
         if failed_check := failed_check_message(result.all_events):

@@ -13,10 +13,15 @@ import gc
 from collections.abc import Iterator
 
 
-def return_free_memory() -> None:
+def return_free_memory(step_done: bool = False) -> None:
     """Collect unreachable cycles, then give the C heap's free pages back to the system
-    (``malloc_trim``; nothing to do where the C library is not glibc)."""
+    (``malloc_trim``; nothing to do where the C library is not glibc). ``step_done``, inside
+    :func:`long_lived_heap`: what survived the step is frozen with what was alive at the
+    block's start, so the next step's collection walks only what that step made (each step's
+    collection otherwise walked every earlier step's survivors again)."""
     gc.collect()
+    if step_done and gc.get_freeze_count():
+        gc.freeze()
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 

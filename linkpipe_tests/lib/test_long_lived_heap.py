@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from linkpipe.lib.heap import long_lived_heap
+from linkpipe.lib.heap import long_lived_heap, return_free_memory
 
 
 class Node:
@@ -42,3 +42,25 @@ def test_a_cycle_from_before_the_run_is_collected_at_its_start() -> None:
     gone = cycle()
     with long_lived_heap():
         assert gone() is None  # collected before the freeze, not frozen for the run
+
+
+def test_what_a_step_leaves_alive_is_frozen_at_its_end_and_collected_after_the_run() -> None:
+    with long_lived_heap():
+        frozen = gc.get_freeze_count()
+        kept = [Node() for _ in range(1_000)]  # what the step holds when it ends
+        held = cycle()
+        anchor = held()  # the cycle is alive at the step's end...
+        return_free_memory(step_done=True)
+        assert gc.get_freeze_count() >= frozen + len(kept)  # left out of later collections
+        del anchor  # ...and becomes garbage in a later step: left for the run's end
+        gc.collect()
+        assert held() is not None
+        return_free_memory()  # a collection inside a step freezes nothing
+        assert gc.get_freeze_count() >= frozen + len(kept)
+    gc.collect()
+    assert held() is None and gc.get_freeze_count() == 0  # the run's end: back in reach
+
+
+def test_outside_a_run_nothing_is_frozen() -> None:
+    return_free_memory(step_done=True)
+    assert gc.get_freeze_count() == 0
