@@ -30,10 +30,9 @@ from linkpipe.lib.links.anchors import (
     TargetProfile,
     non_overlapping,
     only_ubiquitous,
-    sentence_token_ranges,
 )
 from linkpipe.lib.links.name_anchors import sorted_names
-from linkpipe.lib.links.windows import Window, candidate_windows
+from linkpipe.lib.links.windows import Windows, candidate_windows
 from linkpipe.lib.text.lexical import is_generic_anchor
 
 EncodeFn = Callable[[Sequence[str]], np.ndarray]
@@ -52,7 +51,7 @@ class WindowVectors:
     dot products of words at most five apart) and the norm of the blend. A target costs one
     product of the source's word matrix, not of a matrix of every window."""
 
-    windows: list[Window]
+    windows: Windows
     words: np.ndarray  # (n_tokens, dim): each token's word vector (zero: none)
     sentences: np.ndarray  # (n_sentences, dim): each linkable sentence's unit vector
     sentence_of: np.ndarray  # (n_windows,): the row of each window's sentence
@@ -60,8 +59,7 @@ class WindowVectors:
     blend_norms: np.ndarray  # (n_windows,): the norm of the blend before its scaling
 
     def __post_init__(self) -> None:
-        self.first = np.array([w[0] for w in self.windows], dtype=np.int64)
-        self.last = np.array([w[1] for w in self.windows], dtype=np.int64)
+        self.first, self.last = self.windows.first, self.windows.end
         self.generic: dict[int, bool] = {}  # window -> its words are generic, once looked at
         self.common: dict[int, bool] = {}  # window -> only the site's ubiquitous words, once
         self.formed: dict[int, bool] = {}  # window -> it is a well-formed phrase, once parsed
@@ -129,21 +127,22 @@ def window_vectors(src: SourceText, token_vecs: np.ndarray) -> WindowVectors:
     if not windows:
         empty = np.zeros(0, np.float64)
         return WindowVectors(
-            [], token_vecs, np.zeros((0, dim)), np.zeros(0, np.int64), empty, empty
+            windows, token_vecs, np.zeros((0, dim)), np.zeros(0, np.int64), empty, empty
         )
     words = token_vecs.astype(np.float64)
-    first = np.array([w[0] for w in windows], dtype=np.int64)
-    last = np.array([w[1] for w in windows], dtype=np.int64)
-    number: dict[tuple[int, int], int] = {}
+    first, last = windows.first, windows.end
+    number: dict[tuple[int, int], int] = {}  # a sentence's row, once per distinct span
+    row_of_range: list[int] = []
     sums: list[np.ndarray] = []
     token_sentence = np.zeros(len(words), np.int64)
-    for _, s, e, lo, hi in sentence_token_ranges(src):
+    for _, s, e, lo, hi in windows.ranges:
         if (s, e) not in number:
             number[(s, e)] = len(sums)
             sums.append(words[lo:hi].sum(axis=0))
         token_sentence[lo:hi] = number[(s, e)]
+        row_of_range.append(number[(s, e)])
     sentences = _unit_rows(np.stack(sums))
-    sentence_of = np.array([number[(w[3], w[4])] for w in windows], dtype=np.int64)
+    sentence_of = np.array(row_of_range, dtype=np.int64)[windows.sentence]
     norms = np.sqrt(np.maximum(_window_squares(words, first, last), 0.0))
     # W . S from the words' dot products with their own sentence's unit vector
     with_sentence = _prefix(np.einsum("ij,ij->i", words, sentences[token_sentence]))

@@ -4,9 +4,13 @@ words at both edges, never across punctuation or an existing link (see
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import overload
+
 import numpy as np
 
-from linkpipe.lib.links.anchors import PUNCT_RE, SourceText, sentence_token_ranges
+from linkpipe.lib.links.anchors import PUNCT_RE, SentenceRange, SourceText, sentence_token_ranges
 
 EDGE_STOPWORDS = frozenset(
     "often means mean makes make gets get uses use also accordingly usually always never "
@@ -14,6 +18,42 @@ EDGE_STOPWORDS = frozenset(
     "something anything everything thing things way ways lot lots".split()
 )
 Window = tuple[int, int, int, int, int]  # (tok_i, tok_j, paragraph, sent_start, sent_end)
+
+
+@dataclass(frozen=True)
+class Windows(Sequence[Window]):
+    """A source's candidate windows as arrays: each window's first token, the token after its
+    last and its sentence (a number of ``ranges``); a :data:`Window` is made only for those
+    read (a source has thousands, placement reads a few per target)."""
+
+    first: np.ndarray  # (n,) int64
+    end: np.ndarray  # (n,) int64
+    sentence: np.ndarray  # (n,) int64: the window's sentence, a row of ``ranges``
+    ranges: list[SentenceRange]
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    @overload
+    def __getitem__(self, idx: int) -> Window: ...
+
+    @overload
+    def __getitem__(self, idx: slice) -> list[Window]: ...
+
+    def __getitem__(self, idx: int | slice) -> Window | list[Window]:
+        if isinstance(idx, slice):
+            return [self[i] for i in range(*idx.indices(len(self)))]
+        paragraph, start, end = self.ranges[int(self.sentence[idx])][:3]
+        return int(self.first[idx]), int(self.end[idx]), paragraph, start, end
+
+    def __iter__(self) -> Iterator[Window]:
+        return (self[i] for i in range(len(self)))
+
+
+def no_windows(ranges: list[SentenceRange]) -> Windows:
+    """An empty :class:`Windows`."""
+    empty = np.zeros(0, np.int64)
+    return Windows(empty, empty, empty, ranges)
 
 
 def content_word(src: SourceText, i: int) -> str | None:
@@ -46,14 +86,14 @@ def _link_limits(src: SourceText) -> np.ndarray:
     return least_start[np.searchsorted(ends, starts, side="right")]
 
 
-def candidate_windows(src: SourceText, max_words: int = 6) -> list[Window]:
+def candidate_windows(src: SourceText, max_words: int = 6) -> Windows:
     """Token windows that may become anchors: 2 to ``max_words`` words of one linkable
     sentence, on content words at both edges, never across punctuation or an existing link;
     in the order of their sentences, then of their first and last tokens. Found for every
     length at once over arrays of the source's tokens (a source has thousands)."""
     ranges = sentence_token_ranges(src)
     if not ranges:
-        return []
+        return no_windows(ranges)
     first, last = _edges(src)
     broken = np.cumsum(_breaks(src))  # breaks[j]: punctuation between tokens j - 1 and j
     ends = np.array([t[2] for t in src.tokens], dtype=np.float64)
@@ -73,10 +113,7 @@ def candidate_windows(src: SourceText, max_words: int = 6) -> list[Window]:
     j = np.concatenate([f[1] for f in found])
     order = np.lexsort((j, i, number[i]))
     i, j = i[order], j[order]
-    return [
-        (a, b + 1, *ranges[n][:3])
-        for a, b, n in zip(i.tolist(), j.tolist(), number[i].tolist(), strict=True)
-    ]
+    return Windows(i, j + 1, number[i], ranges)
 
 
 def _edges(src: SourceText) -> tuple[np.ndarray, np.ndarray]:

@@ -96,7 +96,7 @@ def test_windows_of_every_length_at_once_are_those_found_one_by_one() -> None:
     link = text.index("painted regions")
     src = SourceText(text, [*sentences, (1, cuts[1], len(text), "paragraph")], [(link, link + 15)])
     found = candidate_windows(src)
-    assert found == _windows_one_by_one(src) and len(found) == 17
+    assert list(found) == _windows_one_by_one(src) and len(found) == 17
     assert {j - i for i, j, *_ in found} == {2, 3, 4, 5}
     texts = {src.text[src.tokens[i][1] : src.tokens[j - 1][2]] for i, j, *_ in found}
     assert "Layer masks" in texts and not any("masks - the" in t for t in texts)  # " - " cuts
