@@ -63,6 +63,14 @@ class WindowVectors:
         self.generic: dict[int, bool] = {}  # window -> its words are generic, once looked at
         self.common: dict[int, bool] = {}  # window -> only the site's ubiquitous words, once
         self.formed: dict[int, bool] = {}  # window -> it is a well-formed phrase, once parsed
+        self.target_sims: dict[str, np.ndarray] = {}  # target URL -> :meth:`sims`, once
+
+    def sims_of(self, url: str, target: np.ndarray) -> np.ndarray:
+        """:meth:`sims` of the page ``url`` whose unit vector is ``target``, computed once (a
+        placement that waits for parses runs again in each round of :mod:`parse_rounds`)."""
+        if url not in self.target_sims:
+            self.target_sims[url] = self.sims(target)
+        return self.target_sims[url]
 
     def sims(self, target: np.ndarray) -> np.ndarray:
         """The cosine of every window's vector with the unit vector ``target``."""
@@ -251,7 +259,7 @@ def semantic_windows(
     if not vecs.windows:
         return []
     if sims is None:
-        sims = vecs.sims(target_vec)
+        sims = vecs.sims_of(target.url, target_vec)
     if hits is None:
         hits = term_hits(src, [target], vecs)[:, 0]
     scores = sims + 0.02 * np.minimum(hits, TERM_HITS_COUNTED)

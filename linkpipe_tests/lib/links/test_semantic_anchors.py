@@ -164,6 +164,20 @@ def test_window_cosines_without_a_window_matrix_equal_the_blended_vectors_cosine
         assert windows.sims(target) == pytest.approx(expected, abs=1e-6)
 
 
+def test_a_targets_window_cosines_are_computed_once_for_a_source() -> None:
+    """A placement waiting for parses runs again each round: its cosines are not recomputed."""
+    src = _source()
+    windows = window_vectors(src, _vectors(src))
+    target_vec = _encode(["layer", "masks"]).sum(axis=0)
+    target_vec /= np.linalg.norm(target_vec)
+    target = TargetProfile("/t", [("Layer masks", "title")], {"mask": 1.0})
+    first = semantic_windows(src, windows, target, target_vec)
+    held = windows.target_sims["/t"]
+    assert held.tolist() == windows.sims(target_vec).tolist()
+    assert semantic_windows(src, windows, target, target_vec) == first
+    assert windows.target_sims["/t"] is held and list(windows.target_sims) == ["/t"]
+
+
 def test_best_window_per_sentence_exact_names_first() -> None:
     src = _source()
     windows = window_vectors(src, _vectors(src))
