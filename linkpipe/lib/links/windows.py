@@ -20,7 +20,7 @@ EDGE_STOPWORDS = frozenset(
 Window = tuple[int, int, int, int, int]  # (tok_i, tok_j, paragraph, sent_start, sent_end)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compared as sequences (list(...)), not fields
 class Windows(Sequence[Window]):
     """A source's candidate windows as arrays: each window's first token, the token after its
     last and its sentence (a number of ``ranges``); a :data:`Window` is made only for those
