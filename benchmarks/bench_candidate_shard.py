@@ -9,7 +9,9 @@ worker does, against the crawl's previous crawl: a refresh's shard is computed a
 same stored state every round (its rows are replaced with the same rows). For an A/B of two
 versions of the code, run it alternately with ``PYTHONPATH`` on each version's checkout, each
 on a database its own version made: the code of ``linkpipe/lib`` is in every reuse digest, so
-a version other than the database's recomputes every source.
+a version other than the database's recomputes every source. ``--compute-copied``: a shard
+whose inputs equal the previous crawl's is computed source by source, not copied whole (the
+cost of a shard all of whose sources are quiet: an unchanged refresh's).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from linkpipe.lib.stages import candidate_pairs  # noqa: E402
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs  # noqa: E402
 from linkpipe.lib.vectors.embedding import DEFAULT_MODEL  # noqa: E402
 
@@ -58,7 +61,12 @@ def main() -> None:
     parser.add_argument("--copy-to", type=Path, help="work on a copy made here")
     parser.add_argument("--model", default=DEFAULT_MODEL)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--compute-copied", action="store_true", help="compute a shard the step would copy"
+    )
     args = parser.parse_args()
+    if args.compute_copied:
+        candidate_pairs.copy_unchanged_shard = lambda *_: None  # type: ignore[assignment]
     db = args.db
     if args.copy_to is not None:
         shutil.copyfile(db, args.copy_to)
