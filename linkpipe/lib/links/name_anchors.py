@@ -1,5 +1,5 @@
 """A target's names in a source: where its title, H1, slug or known anchors occur verbatim
-(modulo case and plural), looked up from the source's stem positions so that a target costs
+(modulo case and plural), looked up from the source's stem index so that a target costs
 its names' occurrences, not the source's length; and the placements of a pair on those names
 alone (see :mod:`~linkpipe.lib.links.anchors` for the source text, the target profile and the
 rules every anchor follows)."""
@@ -33,12 +33,12 @@ def name_hits(src: SourceText, target: TargetProfile) -> list[tuple[int, int, in
 
 
 def _name_hits(src: SourceText, target: TargetProfile) -> list[tuple[int, int, int, str]]:
-    """:func:`name_hits`, looked up from the source's stem positions."""
+    """:func:`name_hits`, looked up from the source's stem index."""
     hits: list[tuple[int, int, int, str]] = []
     sentence_of = src.token_sentence
     for key, kind in target.keys.items():
         n = len(key)
-        for i in src.stem_positions.get(key[0], ()):
+        for i in src.positions_of(key[0]):
             number = int(sentence_of[i])
             if i + n <= src.ranges[number][4] and tuple(src.stems[i : i + n]) == key:
                 hits.append((number, i, -n, kind))
@@ -67,7 +67,7 @@ def _one_word_name(src: SourceText, choice: AnchorChoice, sent: SentenceRange) -
 
 def exact_mentions(src: SourceText, target: TargetProfile) -> list[AnchorChoice]:
     """Places where a target phrase occurs verbatim (modulo case and plural) in the source, in
-    text order (longest first at one place); looked up from the source's stem positions, so a
+    text order (longest first at one place); looked up from the source's stem index, so a
     target costs its names' occurrences, not the source's length."""
     found: list[AnchorChoice] = []
     for number, i, minus_n, kind in sorted(name_hits(src, target)):

@@ -108,7 +108,9 @@ def test_release_drops_what_the_text_gives_and_computes_it_again_the_same():
         codes, numbers = src.stem_codes
         memo = "name_hit_memo"  # filled as names are looked up: see the test below
         values = {name: getattr(src, name) for name in anchors._DERIVED if name != memo}
+        order, starts = src.stem_index
         arrays = {"stem_codes": (codes, numbers.tolist())}
+        arrays |= {"stem_index": (order.tolist(), starts.tolist())}
         return values | arrays | {"token_sentence": src.token_sentence.tolist()}
 
     cached = {n for n, v in vars(SourceText).items() if isinstance(v, functools.cached_property)}
@@ -122,9 +124,10 @@ def test_release_drops_what_the_text_gives_and_computes_it_again_the_same():
     assert place_anchor(src, target) == placed
 
 
-def test_stem_positions_are_each_stems_tokens_in_the_linkable_sentences():
-    """Grouped over arrays, they are what a walk over the linkable sentences' tokens gives:
-    each stem's tokens in order, each token's sentence number, nothing outside them."""
+def test_a_stems_positions_are_its_tokens_in_the_linkable_sentences():
+    """Read from arrays grouped by stem, they are what a walk over the linkable sentences'
+    tokens gives: each stem's tokens in order, each token's sentence number, nothing outside
+    them (a stem only outside them, or not in the text, has none)."""
     src = source()
     walked: dict[str, list[int]] = {}
     sentence = [-1] * len(src.tokens)
@@ -132,9 +135,15 @@ def test_stem_positions_are_each_stems_tokens_in_the_linkable_sentences():
         for i in range(lo, hi):
             walked.setdefault(src.stems[i], []).append(i)
             sentence[i] = number
-    assert src.stem_positions == walked and src.token_sentence.tolist() == sentence
+    assert {stem: src.positions_of(stem) for stem in set(src.stems)} == {
+        stem: walked.get(stem, []) for stem in set(src.stems)
+    }
+    assert src.token_sentence.tolist() == sentence
     assert len(src.ranges) > 1 and -1 in sentence  # a heading's words are outside
-    assert all(type(i) is int for tokens in src.stem_positions.values() for i in tokens)
+    outside = {src.stems[i] for i, n in enumerate(sentence) if n < 0} - set(walked)
+    assert outside and all(src.positions_of(stem) == [] for stem in outside)
+    assert src.positions_of("no such stem") == []
+    assert all(type(i) is int for stem in walked for i in src.positions_of(stem))
 
 
 def test_never_inside_a_pre_block_but_in_a_quotation():
