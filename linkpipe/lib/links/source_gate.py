@@ -348,19 +348,24 @@ def names_read(
     :func:`~retrieval.other_targets` adds (the first unlinked TF-IDF neighbours, then the
     strongest names), in order. A mention's part is encoded once per site context (a source
     names ~130 targets, and the site's sources name the same ones over and over)."""
-    best = b"".join(_mention_part(site, named[t]) for t in sorted(named))
+    best = b"".join(_mention_part(site, t, named[t]) for t in sorted(named))
     return best + repr(other_targets(site, source, lexical, dict(named), limits)).encode()
 
 
-def _mention_part(site: SiteContext, mention: Mention) -> bytes:
-    """A named target's part of :func:`names_read` (memoized by the mention: the name index
-    hands out one object per name and target, see ``MentionIndex.named_by``)."""
-    held = site.mention_parts.get((mention.target, mention.key))
+MENTION_PARTS = 200_000  # parts held at most (~30 MB); then they are made again
+
+
+def _mention_part(site: SiteContext, t: str, mention: Mention) -> bytes:
+    """Target ``t``'s part of :func:`names_read`, named by ``mention`` (memoized by the
+    mention: the name index hands out one object per name and target, see
+    ``MentionIndex.named_by``)."""
+    held = site.mention_parts.get((t, mention.key))
     if held is not None and held[0] is mention:
         return held[1]
-    t = mention.target
     strong = mention.probability >= MIN_MENTION_PROBABILITY
     part = repr((t, mention.key, mention.phrase, mention.kind, t in site.row_of, strong))
     encoded = part.encode("utf-8", "surrogatepass") + b"\n"
+    if len(site.mention_parts) >= MENTION_PARTS:
+        site.mention_parts.clear()
     site.mention_parts[(t, mention.key)] = (mention, encoded)
     return encoded

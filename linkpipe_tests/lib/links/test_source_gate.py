@@ -4,6 +4,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from linkpipe.lib.links import source_gate
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.kept_lexical import KeptList
 from linkpipe.lib.links.retrieval import (
@@ -150,7 +151,9 @@ def test_what_a_source_finds_does_not_depend_on_the_sources_searched_beside_it()
     assert first == second and first.linked
 
 
-def test_a_named_targets_part_of_the_digest_is_made_once_and_follows_its_mention() -> None:
+def test_a_named_targets_part_of_the_digest_is_made_once_and_follows_its_mention(
+    monkeypatch,
+) -> None:
     limits, site, ann, _ = _searched()
     found = search(site, ["/p0"], ann, limits)
     lexical = found.lexical[0]
@@ -171,6 +174,8 @@ def test_a_named_targets_part_of_the_digest_is_made_once_and_follows_its_mention
     assert read(site, {**named, target: weak}) != read(site, {**named, target: strong})
     assert read(site, {**named, target: replace(weak)}) == read(site, {**named, target: weak})
     assert read(site, named) == first  # the mention as it was: its part as it was
+    monkeypatch.setattr(source_gate, "MENTION_PARTS", 1)  # parts held at most: made again
+    assert read(site, named) == first and len(site.mention_parts) == 1
 
 
 def test_a_source_passes_only_when_nothing_it_reads_changed() -> None:
