@@ -1,6 +1,7 @@
 """Opening the database file: its format checked, the schema created once per version of the
-SQL, a lock held by another process waited for, one connection shared inside a block; and the
-registered crawl's settings."""
+SQL, a lock held by another process waited for, the file attached to the process's DuckDB
+instance (:mod:`.host`), one connection shared inside a block; and the registered crawl's
+settings."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from linkpipe.lib.storage import host
 from linkpipe.lib.storage.queries import execute, fetch_dicts, load_sql
 
 DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
@@ -48,6 +50,23 @@ def stored_config(db_path: str | Path, crawl_id: str) -> dict[str, Any]:
 
 def connect(db_path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the database file, creating the schema and views when opened for writing."""
+    con = _opened(db_path, read_only, lambda path: _instance(path, read_only))
+    assert con is not None  # an instance of its own is always made
+    return con
+
+
+def _instance(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """A DuckDB instance of the file itself."""
+    return duckdb.connect(str(path), read_only=read_only, config=NO_DOWNLOADS)
+
+
+def _opened(
+    db_path: str | Path,
+    read_only: bool,
+    open_file: Callable[[Path], duckdb.DuckDBPyConnection | None],
+) -> duckdb.DuckDBPyConnection | None:
+    """``open_file(path)`` once the file's format is checked, its errors as StorageError, the
+    schema and views created when opened for writing (None from ``open_file``: None)."""
     path = Path(db_path)
     if str(db_path) == ":memory:":
         raise StorageError("linkpipe needs a database file, not :memory:")
@@ -56,21 +75,32 @@ def connect(db_path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConn
             raise StorageError(f"database not found: {path}")
         _refuse_other_formats(path, f"cannot open {path} read-only")
         try:
-            return duckdb.connect(str(path), read_only=True, config=NO_DOWNLOADS)
+            return open_file(path)
         except duckdb.Error as exc:
             raise StorageError(f"cannot open {path} read-only: {_first_line(exc)}") from exc
     _refuse_other_formats(path, f"cannot open database {path} for writing")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(path), config=NO_DOWNLOADS)
+        con = open_file(path)
     except (OSError, duckdb.Error) as exc:
         raise StorageError(f"cannot open database {path} for writing: {_first_line(exc)}") from exc
+    if con is None:
+        return None
     try:
         _ensure_schema(con)
     except duckdb.Error as exc:
-        con.close()
+        _close(con)
         raise StorageError(f"cannot write database {path}: {_first_line(exc)}") from exc
     return con
+
+
+def _close(con: duckdb.DuckDBPyConnection) -> None:
+    """Close a connection of :func:`open_db` (attached to the process's host instance: the
+    file detached when this was the process's last connection to it)."""
+    if host.owns(con):
+        host.release(con)
+    else:
+        con.close()
 
 
 def _refuse_other_formats(path: Path, failure: str) -> None:
@@ -147,10 +177,10 @@ def _ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
 @contextmanager
 def one_connection(db_path: str | Path) -> Iterator[None]:
     """Inside the block every :func:`open_db` of this file (in this thread) uses one connection,
-    opened for writing. An open costs about 20 ms of CPU (DuckDB starts a database instance,
-    even for an empty file), and a stage's reads open the file many times; use it around a
-    stage's reads or its SQL-only work, never around long computation: while it is open, other
-    processes wait for the file."""
+    opened for writing. An open costs a few ms of CPU (the file attached to the process's
+    instance, :mod:`.host`) and its close a checkpoint, and a stage's reads open the file many
+    times; use it around a stage's reads or its SQL-only work, never around long computation:
+    while it is open, other processes wait for the file."""
     key = str(Path(db_path).resolve())
     shared: dict[str, duckdb.DuckDBPyConnection] = _SHARED.__dict__.setdefault("files", {})
     if key in shared:
@@ -178,7 +208,9 @@ def open_db(
     deadline = time.monotonic() + wait_s
     while True:
         try:
-            con = connect(db_path, read_only=read_only)
+            con = _opened(db_path, read_only, lambda path: _attached(path, read_only))
+            if con is None:  # another instance of this process holds the file: share it
+                con = connect(db_path, read_only=read_only)
             break
         except StorageError as exc:
             if "lock" not in str(exc).lower() or time.monotonic() > deadline:
@@ -187,7 +219,12 @@ def open_db(
     try:
         yield con
     finally:
-        con.close()
+        _close(con)
+
+
+def _attached(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection | None:
+    """The file attached to the process's host instance (see :mod:`.host`)."""
+    return host.attach(path, read_only, NO_DOWNLOADS)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,0 +1,122 @@
+"""The database file attached to the process's DuckDB instance: each open attaches it, the
+last close detaches it (checkpointed, its lock let go), and an instance of this process that
+holds the file already is shared instead."""
+
+import subprocess
+import sys
+import threading
+import time
+
+import duckdb
+
+from linkpipe.lib.storage import NO_DOWNLOADS, StorageError, host, open_db
+
+# another process writes a row into the file, waiting up to 5 s for its lock
+WRITER = (
+    "import sys, time, duckdb\n"
+    "for _ in range(50):\n"
+    "    try:\n"
+    "        c = duckdb.connect(sys.argv[1]); break\n"
+    "    except duckdb.IOException:\n"
+    "        time.sleep(0.1)\n"
+    "else:\n"
+    "    sys.exit(3)\n"
+    "c.execute('INSERT INTO t VALUES (2)'); c.close()\n"
+)
+
+
+def _rows(db):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [r[0] for r in con.execute("SELECT x FROM t ORDER BY x").fetchall()]
+    finally:
+        con.close()
+
+
+def test_a_closed_open_lets_the_file_go_checkpointed(tmp_path):
+    db = tmp_path / "a.duckdb"
+    with open_db(db) as con:
+        assert host.attached(db) and host.owns(con)
+        con.execute("CREATE TABLE t (x INTEGER)")
+        con.execute("INSERT INTO t VALUES (1)")
+        assert con.execute("SELECT current_database()").fetchone()[0].startswith("lp_")
+    assert not host.attached(db)
+    assert not (tmp_path / "a.duckdb.wal").exists()  # detached = checkpointed
+    done = subprocess.run([sys.executable, "-c", WRITER, str(db)], timeout=60)
+    assert done.returncode == 0
+    assert _rows(db) == [1, 2]
+
+
+def test_another_process_waits_while_an_open_holds_the_file(tmp_path):
+    db = tmp_path / "b.duckdb"
+    with open_db(db) as con:
+        con.execute("CREATE TABLE t (x INTEGER)")
+    with open_db(db) as con:
+        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(db)])
+        time.sleep(1.5)
+        assert writer.poll() is None  # still waiting for the lock this process holds
+        con.execute("INSERT INTO t VALUES (1)")
+    assert writer.wait(timeout=60) == 0
+    assert _rows(db) == [1, 2]
+
+
+def test_nested_and_threaded_opens_share_one_attachment(tmp_path):
+    db = tmp_path / "c.duckdb"
+    seen: list[int] = []
+
+    def other_thread() -> None:
+        with open_db(db, read_only=True) as con:  # read-only inside a read-write attachment
+            seen.append(con.execute("SELECT count(*) FROM t").fetchone()[0])
+
+    with open_db(db) as outer:
+        outer.execute("CREATE TABLE t (x INTEGER)")
+        outer.execute("INSERT INTO t VALUES (1), (2)")
+        with open_db(db) as inner:
+            assert inner.execute("SELECT sum(x) FROM t").fetchone()[0] == 3
+        assert host.attached(db)  # the outer open still holds it
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        thread.join(timeout=30)
+    assert seen == [2]
+    assert not host.attached(db)
+
+
+def test_a_file_another_instance_of_this_process_holds_is_shared(tmp_path):
+    db = tmp_path / "d.duckdb"
+    plain = duckdb.connect(str(db), config=NO_DOWNLOADS)  # the product's configuration
+    try:
+        plain.execute("CREATE TABLE t (x INTEGER)")
+        with open_db(db) as con:
+            assert not host.owns(con)  # DuckDB refuses a second attachment: its instance
+            con.execute("INSERT INTO t VALUES (7)")
+        assert plain.execute("SELECT x FROM t").fetchall() == [(7,)]
+    finally:
+        plain.close()
+    assert not host.attached(db)
+
+
+def test_a_file_held_read_only_is_not_opened_for_writing_and_errors_are_clear(tmp_path):
+    db = tmp_path / "e.duckdb"
+    with open_db(db) as con:
+        con.execute("CREATE TABLE t (x INTEGER)")
+    with open_db(db, read_only=True):
+        try:
+            with open_db(db, wait_s=0):
+                raise AssertionError("opened for writing")
+        except StorageError as exc:
+            assert "read-only in this process" in str(exc)
+    assert not host.attached(db)
+    missing = tmp_path / "missing.duckdb"
+    try:
+        with open_db(missing, read_only=True):
+            raise AssertionError("opened")
+    except StorageError as exc:
+        assert str(exc) == f"database not found: {missing}"
+
+
+def test_spills_go_beside_the_first_file(tmp_path):
+    db = tmp_path / "f.duckdb"
+    with open_db(db) as con:
+        folder = con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
+    # the host keeps the folder of the first file it attached in this process
+    assert folder.endswith(".duckdb.tmp")
