@@ -6,8 +6,10 @@ candidate windows of its sources.
     python benchmarks/bench_placement.py /tmp/b10/db-10000-graph/bench.duckdb \
         --crawl graph-full --windows 400
 
-The first form copies the database to ``--work``, deletes every stored placement (the stored
-parses and word vectors stay: the measure is placement's own work, not the models') and runs
+The first form copies the database to ``--work``, deletes every stored placement and every
+opportunity digest (else a later crawl of the same inputs is copied, nothing placed; the
+stored parses and word vectors stay: the measure is placement's own work, not the models')
+and runs
 ``link_opportunities`` for the crawl with one worker (this process: its CPU is all of it). The
 second times ``window_vectors`` of the first ``--windows`` sources (by URL) with seeded random
 word vectors, five rounds. For an A/B, run it alternately with ``PYTHONPATH`` on each
@@ -41,6 +43,7 @@ def placement(db: Path, work: Path, crawl: str, model: str) -> None:
     shutil.copyfile(db, work)
     with open_db(work) as con:
         con.execute("DELETE FROM kept_placements")
+        con.execute("DELETE FROM opportunity_inputs")  # no crawl of the same inputs to copy
         con.execute("CHECKPOINT")
     started = time.process_time()
     meta = materialize_link_opportunities(work, crawl, model).meta
