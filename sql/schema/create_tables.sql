@@ -497,6 +497,9 @@ CREATE TABLE IF NOT EXISTS site_models (
 ALTER TABLE site_models ADD COLUMN IF NOT EXISTS fitted_in VARCHAR;  -- crawl whose pages the
                                      -- TF-IDF statistics were counted on (this one: refitted)
 ALTER TABLE site_models ADD COLUMN IF NOT EXISTS fit_pages INTEGER;  -- pages of that count
+ALTER TABLE site_models ADD COLUMN IF NOT EXISTS recall_measured_in VARCHAR;  -- crawl whose
+                                     -- index the recall was measured on: this one, or the one
+                                     -- whose settings an update of its models kept
 
 CREATE TABLE IF NOT EXISTS site_terms (
     crawl_id VARCHAR NOT NULL,

@@ -57,6 +57,7 @@ class IndexSettings:
 
 
 WIDEST_QUERY = 64  # query terms a widening goes up to (at 100k, 128 cost more than a longer rerank)
+MAX_WIDENINGS = 3  # times an index is widened at most while its recall is below the target
 
 
 class LexicalIndex:
@@ -222,7 +223,7 @@ def tune_index(
     rows: Sequence[int],
     k: int = 10,
     target: float = 0.95,
-    max_widenings: int = 3,
+    max_widenings: int = MAX_WIDENINGS,
 ) -> tuple[LexicalIndex, float]:
     """The index and its recall@k on ``rows``: ``index`` itself, or widened
     (:meth:`IndexSettings.wider`, up to ``max_widenings`` times) while its recall is below

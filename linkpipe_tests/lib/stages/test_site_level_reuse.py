@@ -49,9 +49,11 @@ def _site_models(
 ) -> dict[str, list[tuple]]:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return {  # every column but the time a build took
+        # every column but the time a build took and the crawl its recall was measured on
+        built = ", build_seconds, recall_measured_in"
+        return {
             t: con.execute(
-                f"SELECT * EXCLUDE (crawl_id{', build_seconds' if t == 'site_models' else ''}) "
+                f"SELECT * EXCLUDE (crawl_id{built if t == 'site_models' else ''}) "
                 f"FROM {t} WHERE crawl_id = ? ORDER BY ALL",
                 [crawl_id],
             ).fetchall()
@@ -93,6 +95,7 @@ def test_unchanged_inputs_copy_the_scored_rows_and_a_decision_scores_again(
     rebuilt = materialize_site_models(db, "c2", reuse=False)  # c1's TF-IDF statistics kept
     assert rebuilt.meta["copied_from"] == "" and rebuilt.meta["n_pages"] > 50
     assert _site_models(db, "c2") == models  # rebuilt: the very same models
+    assert rebuilt.meta["recall_measured_in"] == "c2"  # measured again, the same recall
 
     first, copied = _snapshot(db, "c1"), _snapshot(db, "c2")
     assert first["link_opportunities"] and copied == first

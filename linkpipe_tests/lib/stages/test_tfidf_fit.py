@@ -5,8 +5,10 @@ import shutil
 
 import pytest
 
+from linkpipe.lib.stages import site_models
 from linkpipe.lib.stages.site_models import REFIT_SHARE, load_site_models, materialize_site_models
 from linkpipe.lib.storage import open_db
+from linkpipe.lib.text.lexical_index import IndexSettings
 from linkpipe_tests.graph import crawl_and_run
 
 EDIT = " The quokka archive keeps a zebra ledger and its XML Sitemap."
@@ -71,7 +73,9 @@ def _terms(db, crawl_id: str) -> list[tuple]:
 def _models(db, crawl_id: str) -> dict[str, list[tuple]]:
     """Every row of the four site_* tables but the time the build took."""
     tables = {
-        "site_models": "* EXCLUDE (crawl_id, build_seconds)",
+        # the recall is measured by a build, and kept by an update (tested below)
+        "site_models": "* EXCLUDE (crawl_id, build_seconds, lexical_recall_at_k, "
+        "recall_queries, recall_measured_in)",
         "site_terms": "* EXCLUDE (crawl_id)",
         "site_page_terms": "* EXCLUDE (crawl_id)",
         "site_names": "* EXCLUDE (crawl_id)",
@@ -231,3 +235,40 @@ def test_a_name_of_words_on_most_pages_counts_every_page_again(fitted_db, tmp_pa
     assert result.meta["fitted_in"] == "c1" and result.meta["updated_from"] == ""
     named = "SELECT count(*) FROM site_names WHERE crawl_id = 'c2' AND name_key = ?"
     assert _rows(db, named, common[0][0]) == [(1,)]
+
+
+def _measure(db, crawl_id: str) -> tuple:
+    return _rows(
+        db, "SELECT posting_cap, rerank, query_terms, lexical_recall_at_k, recall_queries, "
+        "recall_measured_in FROM site_models WHERE crawl_id = ?", crawl_id,
+    )[0]  # fmt: skip
+
+
+def test_an_update_keeps_the_index_and_recall_a_build_measured(fitted_db, tmp_path, monkeypatch):
+    db = shutil.copy(fitted_db, tmp_path / "i.duckdb")
+    narrow = IndexSettings(posting_cap=3, rerank=5)  # widened by the build's tuning
+    built = materialize_site_models(db, "c1", narrow)
+    assert built.meta["recall_measured_in"] == "c1" and built.meta["posting_cap"] > 3
+    measured = _measure(db, "c1")
+    assert measured[4] == _pages(db, "c1")  # every page of the small site sampled
+    _next_crawl(db, "c1", "c2", 2)
+
+    def not_measured(*args, **kwargs):
+        raise AssertionError("the update measured the index again")
+
+    monkeypatch.setattr(site_models, "tune_index", not_measured)
+    result = materialize_site_models(db, "c2", narrow)
+    assert result.meta["updated_from"] == "c1"
+    assert _measure(db, "c2") == measured  # c1's settings, recall and sample, measured on c1
+    assert load_site_models(db, "c2").index.settings == IndexSettings(*measured[:3])
+    _next_crawl(db, "c2", "c3", 2)
+    assert materialize_site_models(db, "c3", narrow).meta["recall_measured_in"] == "c1"
+    monkeypatch.undo()
+    # settings the tuning from another start cannot reach are measured again
+    wide = IndexSettings(posting_cap=4096, rerank=900)
+    again = materialize_site_models(db, "c3", wide)
+    assert again.meta["updated_from"] == "c2" and again.meta["recall_measured_in"] == "c3"
+    assert again.meta["posting_cap"] == 4096
+    # a build (the update not allowed) measures its own
+    rebuilt = materialize_site_models(db, "c2", narrow, reuse=False)
+    assert rebuilt.meta["recall_measured_in"] == "c2" and rebuilt.meta["updated_from"] == ""
