@@ -9,7 +9,8 @@ import time
 
 import duckdb
 
-from linkpipe.lib.storage import NO_DOWNLOADS, StorageError, host, open_db
+from linkpipe.lib.retention import publish_copy
+from linkpipe.lib.storage import NO_DOWNLOADS, StorageError, host, open_db, write_partition
 
 # another process writes a row into the file, waiting up to 5 s for its lock
 WRITER = (
@@ -120,3 +121,21 @@ def test_spills_go_beside_the_first_file(tmp_path):
         folder = con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
     # the host keeps the folder of the first file it attached in this process
     assert folder.endswith(".duckdb.tmp")
+
+
+def test_a_copy_a_failed_update_left_attached_is_published_again(tmp_path):
+    db = tmp_path / "g.duckdb"
+    with open_db(db) as con:
+        write_partition(con, "c1", {"crawl_links": [{"source_url": "a", "target_url": "b"}]})
+    copy = publish_copy(db)
+    with open_db(db) as con:  # an update that failed and could not let its copy go
+        con.execute(f"ATTACH '{copy}' AS published")
+        write_partition(con, "c2", {"crawl_links": [{"source_url": "a", "target_url": "c"}]})
+    assert publish_copy(db) == copy
+    readers = duckdb.connect(str(copy), read_only=True)
+    try:
+        rows = readers.execute("SELECT crawl_id, target_url FROM crawl_links ORDER BY 1")
+        assert rows.fetchall() == [("c1", "b"), ("c2", "c")]
+    finally:
+        readers.close()
+    assert not host.attached(db)

@@ -94,9 +94,9 @@ def release(con: duckdb.DuckDBPyConnection) -> None:
         if held is None:
             return
         held.users -= 1
-        if held.users == 0:
-            del _FILES[key]
+        if held.users == 0:  # a failed detach keeps it recorded: the next release tries again
             _HOST[0].execute(f"DETACH {held.alias}")
+            del _FILES[key]
 
 
 def attached(path: Path) -> bool:

@@ -130,9 +130,11 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
 
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
-    """Column names of ``table`` in schema order."""
+    """Column names of ``table`` of the connection's database in schema order (another file
+    attached to the same instance may have a table of that name too)."""
     rows = con.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+        "AND table_catalog = current_database() AND table_schema = 'main' "
         "ORDER BY ordinal_position",
         [table],
     ).fetchall()
