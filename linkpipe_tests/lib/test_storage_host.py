@@ -2,10 +2,12 @@
 last close detaches it (checkpointed, its lock let go), and an instance of this process that
 holds the file already is shared instead."""
 
+import multiprocessing
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import duckdb
 
@@ -139,3 +141,25 @@ def test_a_copy_a_failed_update_left_attached_is_published_again(tmp_path):
     finally:
         readers.close()
     assert not host.attached(db)
+
+
+def _write_in_child(db: str, parents: str) -> None:
+    # the file the parent holds is not the child's: its instance is left to the parent
+    assert not host.attached(Path(parents))
+    with open_db(db) as con:  # an instance of the child's own
+        con.execute("CREATE TABLE t (x INTEGER)")
+        con.execute("INSERT INTO t VALUES (5)")
+
+
+def test_a_forked_child_opens_files_with_an_instance_of_its_own(tmp_path):
+    db = tmp_path / "h.duckdb"
+    with open_db(db) as con:  # the parent's instance made and holding a file at the fork
+        con.execute("SELECT 1")
+        child = multiprocessing.get_context("fork").Process(
+            target=_write_in_child, args=(str(tmp_path / "other.duckdb"), str(db))
+        )
+        child.start()
+        child.join(timeout=60)
+        assert child.exitcode == 0
+        assert host.attached(db)
+    assert _rows(tmp_path / "other.duckdb") == [5]

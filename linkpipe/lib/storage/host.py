@@ -3,10 +3,10 @@ an instance of its own.
 
 Starting a DuckDB instance costs ~13 ms of CPU whatever the file (its built-in catalog: an
 empty in-memory database costs the same), and linkpipe opens its file very often: a stage
-closes it between batches so that the other processes of a run can take it, and a 10k-page
-refresh opened it some 300 times (~4 % of its CPU). Attaching the file to an instance the
-process keeps costs ~3 ms, and detaching it, once the last connection of the process to it
-closes, checkpoints it and lets the file lock go as closing an instance did.
+closes it between batches so that the other processes of a run can take it (a 10k-page
+crawl's placement opens it ~190 times, once per group of sources). Attaching the file to an
+instance the process keeps costs ~3 ms, and detaching it, once the last connection of the
+process to it closes, checkpoints it and lets the file lock go as closing an instance did.
 
 A connection here is a cursor of the host instance whose default database is the attached
 file, so the SQL of ``sql/`` reads it unqualified. When another instance of this process
@@ -17,6 +17,7 @@ time, and the caller connects to that instance instead (:func:`attach` returns N
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
 import os
 import threading
@@ -125,14 +126,15 @@ def _quoted(path: str) -> str:
 
 def _forget_in_child() -> None:
     """A forked child must not use its parent's instance (its threads are not in the child):
-    it makes its own. The parent's object is kept, unused, so that nothing joins its threads."""
+    it makes its own. The parent's object is leaked on purpose (one reference more than its
+    holders), so that the child's exit never runs its destructor, which would join threads
+    the child does not have."""
     global _LOCK
     _LOCK = threading.Lock()  # another thread may have held it at the fork
     if _HOST:
-        _ORPHANS.append(_HOST.pop())
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(_HOST.pop()))
     _FILES.clear()
     _CURSORS.clear()
 
 
-_ORPHANS: list[duckdb.DuckDBPyConnection] = []
 os.register_at_fork(after_in_child=_forget_in_child)
