@@ -26,6 +26,8 @@ from pathlib import Path
 
 import duckdb
 
+from linkpipe.lib.storage.queries import load_sql
+
 ALREADY_ATTACHED = "already attached by database"  # DuckDB's words: another instance has it
 
 
@@ -55,9 +57,8 @@ def attach(
         held = _FILES.get(key)
         if held is None:
             alias = "lp_" + hashlib.sha1(key.encode()).hexdigest()[:16]
-            mode = " (READ_ONLY)" if read_only else ""
             try:
-                host.execute(f"ATTACH '{_quoted(key)}' AS {alias}{mode}")
+                host.execute(_sql("attach_file", alias), [key, read_only])
             except duckdb.Error as exc:
                 if ALREADY_ATTACHED in str(exc):
                     return None
@@ -73,7 +74,7 @@ def attach(
         held.users += 1
         _CURSORS[id(cursor)] = key
     try:
-        cursor.execute(f"USE {held.alias}")
+        cursor.execute(_sql("use_file", held.alias))
     except BaseException:
         release(cursor)
         raise
@@ -96,7 +97,7 @@ def release(con: duckdb.DuckDBPyConnection) -> None:
             return
         held.users -= 1
         if held.users == 0:  # a failed detach keeps it recorded: the next release tries again
-            _HOST[0].execute(f"DETACH {held.alias}")
+            _HOST[0].execute(_sql("detach_file", held.alias))
             del _FILES[key]
 
 
@@ -116,12 +117,13 @@ def _spill_beside(host: duckdb.DuckDBPyConnection, key: str) -> None:
     """Spill to ``<file>.tmp``, as an instance of the file itself would, not to ``.tmp`` in
     the working directory (DuckDB keeps the first folder it spilled to)."""
     with contextlib.suppress(duckdb.Error):
-        host.execute(f"SET temp_directory = '{_quoted(key + '.tmp')}'")
+        host.execute(load_sql("write/set_temp_directory"), [key + ".tmp"])
 
 
-def _quoted(path: str) -> str:
-    """A path as the inside of a SQL string literal."""
-    return path.replace("'", "''")
+def _sql(name: str, alias: str) -> str:
+    """The statement ``sql/write/<name>.sql`` for the attachment ``alias`` (a name this module
+    makes: ``lp_`` and hex digits)."""
+    return load_sql(f"write/{name}").format(alias=alias)
 
 
 def _forget_in_child() -> None:

@@ -1,0 +1,2 @@
+-- The attached file {alias} let go (DuckDB checkpoints it and releases its lock).
+DETACH {alias};

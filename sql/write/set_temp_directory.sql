@@ -1,0 +1,2 @@
+-- The folder DuckDB spills to, for the whole instance. Parameter: its path.
+SET temp_directory = ?;
