@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from linkpipe.lib.stages.site_models import RECALL_K, RECALL_QUERIES
+from linkpipe.lib.stages.site_index import RECALL_K, RECALL_QUERIES
 from linkpipe.lib.text.lexical_index import (
     IndexSettings,
     LexicalIndex,

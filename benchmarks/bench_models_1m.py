@@ -192,7 +192,7 @@ def index_step(meter: Meter, args: argparse.Namespace, state: dict[str, Any]) ->
         with meter.measure("site_models"):
             models = site_models(urls, titles, texts, links)
         facts["tfidf_terms"] = int(models.tfidf.matrix.shape[1])
-        from linkpipe.lib.stages.site_models import tune_lexical_index
+        from linkpipe.lib.stages.site_index import tune_lexical_index
 
         with meter.measure("lexical_recall"):  # as the site_models stage measures it
             facts["lexical_recall_at_10"] = tune_lexical_index(models)[0]

@@ -54,20 +54,12 @@ from linkpipe.lib.stages.common import (
     preview,
 )
 from linkpipe.lib.stages.link_graph import ExistingLinks, load_existing_links
+from linkpipe.lib.stages.site_index import RECALL_K, Measured, index_of
 from linkpipe.lib.storage import CopiedRows, fetch_dicts, fetch_frame, open_db, write_partition
-from linkpipe.lib.text.lexical_index import (
-    MAX_WIDENINGS,
-    IndexSettings,
-    LexicalIndex,
-    sample_rows,
-    tune_index,
-)
+from linkpipe.lib.text.lexical_index import IndexSettings
 from linkpipe.lib.text.tfidf import TfidfModel, statistics_from_frame
 
 REFIT_SHARE = 0.1  # TF-IDF refitted when more of the pages differ from those of its fit
-RECALL_K = 10  # lexical neighbours compared with the exact top-k
-RECALL_QUERIES = 500  # pages sampled to measure it
-RECALL_TARGET = 0.95  # the index is widened until it finds this share of the exact top-k
 TEXT_BATCH = 2_000  # pages read at a time (the database is not held while models are built)
 
 
@@ -226,12 +218,13 @@ def materialize_site_models(
 ) -> StageResult:
     """Fit TF-IDF (or keep the previous crawl's statistics, :func:`kept_fit`) and count the
     names of every page of the crawl, once; measure the lexical index's recall against exact
-    search on a sample (widening the index while it is below ``RECALL_TARGET``); write the
+    search on a sample (widening the index while it is below its target); write the
     four ``site_*`` tables. ``settings``: the index to start from (default
     :class:`IndexSettings`). With ``reuse``, a crawl whose inputs are those of an earlier crawl
     (:func:`site_model_digest`) copies its models, and one that keeps the statistics updates
     the previous crawl's models (the same models as a build from every page) and keeps its
-    lexical index with the recall measured for it (:func:`_index_of`)."""
+    lexical index with the recall measured for it
+    (:func:`~linkpipe.lib.stages.site_index.index_of`)."""
     started = time.perf_counter()
     kept = kept_fit(db_path, crawl_id)
     fitted_in = kept.fitted_in if kept else crawl_id
@@ -245,7 +238,7 @@ def materialize_site_models(
             copied.meta["fitted_in"] = fitted_in
             return copied
     models, updated = _models(db_path, crawl_id, kept, settings, update=reuse)
-    measured = _index_of(db_path, crawl_id, models, updated, settings)
+    measured = index_of(db_path, models, crawl_id, updated.previous if updated else None, settings)
     kept_rows, fresh = _page_rows(models, updated)
     tables: dict[str, pl.DataFrame] = model_tables(models, fresh)
     summary = _summary(models, tables, measured, time.perf_counter() - started)
@@ -302,64 +295,6 @@ def _models(
     fitted = kept.statistics if kept else None
     built = build_site_models(pages, texts, links.content, links.anchors, settings, fitted)
     return built, None
-
-
-@dataclass(frozen=True)
-class Measured:
-    """The lexical index's settings and its recall@``RECALL_K`` on ``sampled`` pages of the
-    crawl ``measured_in``."""
-
-    settings: IndexSettings
-    recall: float
-    sampled: int
-    measured_in: str
-
-
-def _index_of(
-    db_path: str | Path,
-    crawl_id: str,
-    models: SiteModels,
-    updated: Updated | None,
-    start: IndexSettings | None,
-) -> Measured:
-    """The models' lexical index, measured: an update of the previous crawl's models keeps
-    that crawl's index and its measure (:func:`kept_index`: the statistics are kept, and at
-    most :data:`REFIT_SHARE` of the pages changed since they were fitted; the recall is
-    measured again with the next refit or build); else the index is tuned here."""
-    kept = kept_index(db_path, updated.previous, start) if updated is not None else None
-    if kept is not None:
-        models.index = LexicalIndex(models.tfidf.matrix, kept.settings)
-        return kept
-    recall, sampled = tune_lexical_index(models)
-    return Measured(models.index.settings, recall, sampled, crawl_id)
-
-
-def kept_index(db_path: str | Path, previous: str, start: IndexSettings | None) -> Measured | None:
-    """The index settings and measure stored with the ``previous`` crawl's models, when tuning
-    from ``start`` (default :class:`IndexSettings`) could have reached those settings; None
-    when it could not or nothing was measured."""
-    with open_db(db_path) as con:
-        found = fetch_dicts(con, "read/select_site_model", [previous])
-    if not found or found[0]["lexical_recall_at_k"] is None:
-        return None
-    row = found[0]
-    settings = IndexSettings(row["posting_cap"], row["rerank"], row["query_terms"])
-    reachable = [start or IndexSettings()]
-    for _ in range(MAX_WIDENINGS):
-        reachable.append(reachable[-1].wider())
-    if settings not in reachable:
-        return None
-    measured_in = row["recall_measured_in"] or previous
-    return Measured(settings, row["lexical_recall_at_k"], row["recall_queries"] or 0, measured_in)
-
-
-def tune_lexical_index(models: SiteModels) -> tuple[float, int]:
-    """(recall@``RECALL_K``, pages sampled) of the models' lexical index against exact search
-    on ``RECALL_QUERIES`` sampled pages; the index is widened in place while its recall is
-    below ``RECALL_TARGET``."""
-    sample = sample_rows(len(models.tfidf.urls), RECALL_QUERIES)
-    models.index, recall = tune_index(models.index, sample, RECALL_K, RECALL_TARGET)
-    return recall, len(sample)
 
 
 def _summary(

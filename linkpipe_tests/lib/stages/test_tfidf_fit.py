@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from linkpipe.lib.stages import site_models
+from linkpipe.lib.stages import site_index
 from linkpipe.lib.stages.site_models import REFIT_SHARE, load_site_models, materialize_site_models
 from linkpipe.lib.storage import open_db
 from linkpipe.lib.text.lexical_index import IndexSettings
@@ -256,7 +256,7 @@ def test_an_update_keeps_the_index_and_recall_a_build_measured(fitted_db, tmp_pa
     def not_measured(*args, **kwargs):
         raise AssertionError("the update measured the index again")
 
-    monkeypatch.setattr(site_models, "tune_index", not_measured)
+    monkeypatch.setattr(site_index, "tune_index", not_measured)
     result = materialize_site_models(db, "c2", narrow)
     assert result.meta["updated_from"] == "c1"
     assert _measure(db, "c2") == measured  # c1's settings, recall and sample, measured on c1
