@@ -43,6 +43,12 @@ def _vectors(src: SourceText) -> np.ndarray:
     return vectors
 
 
+def _target_vector(*words: str) -> np.ndarray:
+    """A target's unit vector: the sum of its words' vectors."""
+    vector = _encode(list(words)).sum(axis=0)
+    return vector / np.linalg.norm(vector)
+
+
 def _text(src: SourceText, window: tuple[int, ...]) -> str:
     return src.text[src.tokens[window[0]][1] : src.tokens[window[1] - 1][2]]
 
@@ -168,8 +174,7 @@ def test_a_targets_window_cosines_are_computed_once_for_a_source() -> None:
     """A placement waiting for parses runs again each round: its cosines are not recomputed."""
     src = _source()
     windows = window_vectors(src, _vectors(src))
-    target_vec = _encode(["layer", "masks"]).sum(axis=0)
-    target_vec /= np.linalg.norm(target_vec)
+    target_vec = _target_vector("layer", "masks")
     target = TargetProfile("/t", [("Layer masks", "title")], {"mask": 1.0})
     first = semantic_windows(src, windows, target, target_vec)
     held = windows.target_sims["/t"]
@@ -181,8 +186,7 @@ def test_a_targets_window_cosines_are_computed_once_for_a_source() -> None:
 def test_best_window_per_sentence_exact_names_first() -> None:
     src = _source()
     windows = window_vectors(src, _vectors(src))
-    target_vec = _encode(["continue", "reading"]).sum(axis=0)
-    target_vec /= np.linalg.norm(target_vec)
+    target_vec = _target_vector("continue", "reading")
     target = TargetProfile("/t", [("Layer masks", "title")], {"mask": 1.0})
     # one window per sentence, best first, never the generic "Continue reading" (0.96), never
     # a window that is no phrase ("Continue reading about layer" cuts "layer masks", "refresh
@@ -225,8 +229,7 @@ def test_windows_below_the_minimum_quality_are_never_judged() -> None:
     src = _source()
     src.judge = PhraseJudge(load_parser())
     windows = window_vectors(src, _vectors(src))
-    target_vec = _encode(["continue", "reading"]).sum(axis=0)
-    target_vec /= np.linalg.norm(target_vec)
+    target_vec = _target_vector("continue", "reading")
     target = TargetProfile("/t", [("Layer masks", "title")], {"mask": 1.0})
     kept = semantic_windows(src, windows, target, target_vec, min_quality=0.5)
     assert [(c.anchor_text, c.quality) for c in kept] == [("reading about layer masks", 0.8121)]
@@ -305,8 +308,7 @@ def test_a_pairs_alternatives_are_distinct_texts_so_the_ledger_can_fall_back() -
 
     src = _repeated_source()
     windows = window_vectors(src, _vectors(src))
-    target_vec = _encode(["layer", "masks"]).sum(axis=0)
-    target_vec /= np.linalg.norm(target_vec)
+    target_vec = _target_vector("layer", "masks")
     masks = TargetProfile("/masks", [], {"layer": 1.0, "mask": 1.0})
     # "layer masks" stands in three sentences: it is one alternative, not three (the ledger
     # refuses a text that links another target on the page wherever the text stands)
