@@ -49,11 +49,14 @@ def tokens_with_offsets(text: str) -> list[tuple[str, int, int]]:
     return [(stem(m.group()), m.start(), m.end()) for m in TOKEN_RE.finditer(text)]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def phrase_key(text: str) -> tuple[str, ...]:
-    """Normalised token tuple of a phrase, for exact phrase lookup."""
+    """Normalised token tuple of a phrase, for exact phrase lookup (cached: a target's
+    names are keyed again by every process that profiles it, several times each)."""
     return tuple(stem(m.group()) for m in TOKEN_RE.finditer(text))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def is_generic_anchor(text: str) -> bool:
     """True for anchors that say nothing about the target ("click here", "read more", ...)."""
     norm = " ".join(text.lower().split()).strip(" .,:;!?")

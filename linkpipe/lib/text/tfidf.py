@@ -70,8 +70,9 @@ class TfidfModel:
         order = np.lexsort((cols, vals))[::-1][:limit]
         if not len(order):
             return {}
-        top = vals[order[0]]
-        return {str(self.terms[cols[i]]): float(vals[i] / top) for i in order}
+        names = self.terms[cols[order]].tolist()
+        weights = (vals[order] / vals[order[0]]).tolist()  # as one by one: the same floats
+        return {str(t): w for t, w in zip(names, weights, strict=True)}
 
     def stems_in_share(self, share: float, min_pages: int = 1) -> frozenset[str]:
         """The stems used by at least ``share`` of the pages, weighed or not; none on a site
