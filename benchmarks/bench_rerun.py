@@ -1,5 +1,6 @@
 """Stored crawls run again through the product's runner, every step but the crawl, on a copy of
-their database: the CPU of each step of a refresh without serving and crawling the site again.
+their database: the CPU and wall time of each step of a refresh without serving and crawling
+the site again.
 
     python benchmarks/bench_rerun.py /tmp/b1k/db-1000-graph/bench.duckdb \
         --copy-to /tmp/rerun/bench.duckdb graph-refresh-unchanged graph-refresh-edited
@@ -77,6 +78,8 @@ def main() -> None:
         meter.stop()
         steps = {s.stage: round(s.cpu_s, 2) for s in meter.stages}
         print(crawl, json.dumps({**steps, "total": round(sum(steps.values()), 2)}), flush=True)
+        walls = {s.stage: round(s.wall_s, 2) for s in meter.stages}
+        print(crawl, "wall", json.dumps({**walls, "total": round(sum(walls.values()), 2)}))
 
 
 if __name__ == "__main__":  # the shard workers import this module: nothing runs then
