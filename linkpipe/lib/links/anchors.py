@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from linkpipe.lib.links.parse_rounds import ParseNeeded
 from linkpipe.lib.text.lexical import is_generic_anchor, phrase_key, tokens_with_offsets
-from linkpipe.lib.text.phrases import PhraseJudge, default_judge
+from linkpipe.lib.text.phrases import PhraseJudge, default_judge, repair_reach
 from linkpipe.lib.text.stopwords import STOPWORDS
 
 LINKABLE_BLOCKS = ("paragraph", "item", "quote", "cell")  # not headings, not <pre> blocks
@@ -125,6 +125,15 @@ class SourceText:
         sentence = self._sentence(sent_start, sent_end)
         span = self.judge.repair(sentence, start - sent_start, end - sent_start)
         return None if span is None else (span[0] + sent_start, span[1] + sent_start)
+
+    def repair_reach(
+        self, start: int, end: int, sent_start: int, sent_end: int
+    ) -> tuple[int, int]:
+        """Where every span :meth:`repair` may return for ``text[start:end]`` lies, in offsets
+        of the text, found without a parse (see :func:`~linkpipe.lib.text.phrases.repair_reach`)."""
+        sentence = self.text[sent_start:sent_end]
+        lo, hi = repair_reach(sentence, start - sent_start, end - sent_start)
+        return lo + sent_start, hi + sent_start
 
     @functools.cached_property
     def ranges(self) -> list[SentenceRange]:

@@ -4,8 +4,10 @@ their placements judge parsed in shared batches (see :func:`place_in_rounds`).
 Two depths, one code path:
 
 * **names** (``names_only``): the exact mentions of the target's names in the source (see
-  :func:`~linkpipe.lib.links.name_anchors.place_names`). The candidate step places these for
-  every pair: a pair's ``title_match`` is the quality of its best name, so scoring needs them.
+  :func:`~linkpipe.lib.links.name_anchors.place_names`), each span the name's own words (a
+  sentence is parsed for a one-word name or a link near a name). The candidate step places
+  these for every pair: a pair's ``title_match`` is the quality of its best name, so scoring
+  needs them.
 * **full**: names, then the best windows of the source's words: semantic with the source's word
   vectors (see :mod:`semantic_anchors`), lexical without (see :func:`lexical_anchors.place_anchor`).
   The semantic windows are most of a placement's cost (the source's word vectors, its
@@ -169,7 +171,7 @@ def _place(
     of :data:`KEPT_CHOICES`, a :class:`Prefix` when more may follow)."""
     profile = site.profile(target)
     if names_only:
-        return tuple(place_names(src, profile))
+        return tuple(place_names(src, profile, repair=False))
     if vecs is None:
         return tuple(place_anchor(src, profile, ubiquitous=site.ubiquitous))
     target_vec = site.vectors[site.row_of[target]]

@@ -1,6 +1,7 @@
 """The stored parses a candidate shard reads before placing pairs on names, and stores after
 (see :mod:`~linkpipe.lib.stages.parse_cache`): only the sentences holding a name of a target
-whose pair is placed, a long source's part by part."""
+whose pair is placed that placing on names judges (a one-word name, or a link near the name:
+see :mod:`~linkpipe.lib.links.name_anchors`), a long source's part by part."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from contextlib import contextmanager
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.long_sources import is_long
-from linkpipe.lib.links.name_anchors import name_hits
+from linkpipe.lib.links.name_anchors import judged, name_hits
 from linkpipe.lib.links.placement import PartParses, Plan
 from linkpipe.lib.links.retrieval import Retrieved
 from linkpipe.lib.links.site_context import SiteContext
@@ -60,8 +61,9 @@ def part_parses(parses: ParseCache, site: SiteContext) -> PartParses:
 
 
 def _name_sentences_of(site: SiteContext, targets: Iterable[str], src: SourceText) -> set[int]:
-    """The sentences (numbers of ``src.ranges``) holding a name of one of ``targets``."""
-    return {hit[0] for t in targets for hit in name_hits(src, site.profile(t))}
+    """The sentences (numbers of ``src.ranges``) holding a name of one of ``targets`` that
+    placing on names without repairs judges (:func:`~name_anchors.judged`)."""
+    return {hit[0] for t in targets for hit in name_hits(src, site.profile(t)) if judged(src, hit)}
 
 
 def name_sentences(
@@ -74,8 +76,8 @@ def name_sentences(
 ) -> set[int]:
     """The sentences (numbers of ``src.ranges``) that placing the source's pairs on names
     judges: those holding a name of a target whose pair is neither copied nor known to
-    ``reuse`` (the candidate step judges no other: see
-    :func:`~linkpipe.lib.links.name_anchors.exact_mentions`)."""
+    ``reuse``, where the name is one word or has a link near it (the candidate step judges
+    no other: see :func:`~linkpipe.lib.links.name_anchors.exact_mentions`)."""
     skip = copied.get(found.source, frozenset())
     todo = [
         target

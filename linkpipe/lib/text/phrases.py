@@ -39,6 +39,7 @@ OPENERS = "\"'([{\u201c\u2018"
 CLOSERS = "\"')]}.,;:!?\u201d\u2019"
 CACHE_SIZE = 50_000  # parsed sentences kept (a few hundred bytes each)
 WORD_RE = re.compile(r"\S+")
+REPAIR_WORDS = 8  # words a repaired span holds at most
 FALLBACK_WORD_RE = re.compile(r"[^\W_][\w'\-]*", re.UNICODE)
 
 
@@ -216,7 +217,7 @@ class PhraseJudge:
         return self.verdict(sentence, start, end) in WELL_FORMED
 
     def repair(
-        self, sentence: str, start: int, end: int, max_words: int = 8
+        self, sentence: str, start: int, end: int, max_words: int = REPAIR_WORDS
     ) -> tuple[int, int] | None:
         """The smallest well-formed span of at most ``max_words`` words that contains
         ``start:end`` (the span itself when well formed), None when there is none."""
@@ -237,6 +238,23 @@ class PhraseJudge:
                 if s <= start and end <= e and self.well_formed(sentence, s, e):
                     return s, e
         return None
+
+
+def repair_reach(
+    sentence: str, start: int, end: int, max_words: int = REPAIR_WORDS
+) -> tuple[int, int]:
+    """The part of ``sentence`` that every span :meth:`PhraseJudge.repair` may return for
+    ``start:end`` lies in, found without a parse: from the word ``max_words`` - 1 words
+    before the span's last word to the word as far after its first."""
+    words = [(m.start(), m.end()) for m in WORD_RE.finditer(sentence)]
+    first = [i for i, (_, e) in enumerate(words) if e > start]
+    last = [i for i, (s, _) in enumerate(words) if s < end]
+    if not first or not last:
+        return start, end
+    lo, hi = first[0], last[-1]
+    left = words[max(0, hi - max_words + 1)][0]
+    right = words[min(len(words) - 1, lo + max_words - 1)][1]
+    return min(start, left), max(end, right)
 
 
 def _trimmed(sentence: str, start: int, end: int) -> list[tuple[int, int]]:
