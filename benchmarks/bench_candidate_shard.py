@@ -11,7 +11,9 @@ versions of the code, run it alternately with ``PYTHONPATH`` on each version's c
 on a database its own version made: the code of ``linkpipe/lib`` is in every reuse digest, so
 a version other than the database's recomputes every source. ``--compute-copied``: a shard
 whose inputs equal the previous crawl's is computed source by source, not copied whole (the
-cost of a shard all of whose sources are quiet: an unchanged refresh's).
+cost of a shard all of whose sources are quiet: an unchanged refresh's). ``--fresh-parses``:
+the stored parses are deleted before each round, so that the shard parses every sentence its
+placements judge, as a site's first crawl does.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from linkpipe.lib.stages import candidate_pairs  # noqa: E402
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs  # noqa: E402
+from linkpipe.lib.storage import open_db  # noqa: E402
 from linkpipe.lib.vectors.embedding import DEFAULT_MODEL  # noqa: E402
 
 REUSE = (
@@ -38,11 +41,17 @@ REUSE = (
 )  # fmt: skip
 
 
-def measure(db: Path, crawl: str, shards: list[int], rounds: int, model: str) -> dict[str, Any]:
-    """CPU seconds of each round (every shard once) and the last round's reuse figures."""
+def measure(
+    db: Path, crawl: str, shards: list[int], rounds: int, model: str, fresh: bool = False
+) -> dict[str, Any]:
+    """CPU seconds of each round (every shard once) and the last round's reuse figures;
+    ``fresh``: the stored parses deleted before each round (a first crawl's parsing)."""
     cpu: list[float] = []
     reuse: dict[str, dict[str, Any]] = {}
     for _ in range(rounds):
+        if fresh:
+            with open_db(db) as con:
+                con.execute("DELETE FROM parse_cache")
         started = time.process_time()
         for shard in shards:
             meta = materialize_candidate_pairs(db, crawl, shard, model).meta
@@ -64,6 +73,9 @@ def main() -> None:
     parser.add_argument(
         "--compute-copied", action="store_true", help="compute a shard the step would copy"
     )
+    parser.add_argument(
+        "--fresh-parses", action="store_true", help="parse every sentence judged, each round"
+    )
     args = parser.parse_args()
     if args.compute_copied:
         candidate_pairs.copy_unchanged_shard = lambda *_: None  # type: ignore[assignment]
@@ -72,7 +84,7 @@ def main() -> None:
         shutil.copyfile(db, args.copy_to)
         db = args.copy_to
     shards = [int(s) for s in args.shards.split(",")]
-    result = measure(db, args.crawl, shards, args.rounds, args.model)
+    result = measure(db, args.crawl, shards, args.rounds, args.model, args.fresh_parses)
     print(json.dumps(result, indent=1))
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=1))
