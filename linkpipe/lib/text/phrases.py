@@ -223,12 +223,10 @@ class PhraseJudge:
         ``start:end`` (the span itself when well formed), None when there is none."""
         if self.well_formed(sentence, start, end):
             return start, end
-        words = [(m.start(), m.end()) for m in WORD_RE.finditer(sentence)]
-        first = [i for i, (_, e) in enumerate(words) if e > start]
-        last = [i for i, (s, _) in enumerate(words) if s < end]
-        if not first or not last:
+        touched = _touched_words(sentence, start, end)
+        if touched is None:
             return None
-        lo, hi = first[0], last[-1]
+        words, lo, hi = touched
         spans = []
         for a in range(max(0, hi - max_words + 1), lo + 1):
             for b in range(hi, min(len(words), a + max_words)):
@@ -246,15 +244,26 @@ def repair_reach(
     """The part of ``sentence`` that every span :meth:`PhraseJudge.repair` may return for
     ``start:end`` lies in, found without a parse: from the word ``max_words`` - 1 words
     before the span's last word to the word as far after its first."""
+    touched = _touched_words(sentence, start, end)
+    if touched is None:
+        return start, end
+    words, lo, hi = touched
+    left = words[max(0, hi - max_words + 1)][0]
+    right = words[min(len(words) - 1, lo + max_words - 1)][1]
+    return min(start, left), max(end, right)
+
+
+def _touched_words(
+    sentence: str, start: int, end: int
+) -> tuple[list[tuple[int, int]], int, int] | None:
+    """The sentence's words (spans of non-space) and the first and last of them that
+    ``start:end`` touches; None when it touches none."""
     words = [(m.start(), m.end()) for m in WORD_RE.finditer(sentence)]
     first = [i for i, (_, e) in enumerate(words) if e > start]
     last = [i for i, (s, _) in enumerate(words) if s < end]
     if not first or not last:
-        return start, end
-    lo, hi = first[0], last[-1]
-    left = words[max(0, hi - max_words + 1)][0]
-    right = words[min(len(words) - 1, lo + max_words - 1)][1]
-    return min(start, left), max(end, right)
+        return None
+    return words, first[0], last[-1]
 
 
 def _trimmed(sentence: str, start: int, end: int) -> list[tuple[int, int]]:
