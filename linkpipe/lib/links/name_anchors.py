@@ -120,7 +120,10 @@ def judged(src: SourceText, hit: tuple[int, int, int, str]) -> bool:
 
 
 def _link_in_reach(src: SourceText, span: tuple[int, int], sent: SentenceRange) -> bool:
-    """Whether a link of the source lies where a repair of ``span`` may widen it to."""
+    """Whether a link of the source lies where a repair of ``span`` may widen it to (the
+    sentence's words scanned only when a link is in the sentence: most sentences hold none)."""
+    if not overlaps_link(src, sent[1], sent[2]):
+        return False
     return overlaps_link(src, *src.repair_reach(*span, sent[1], sent[2]))
 
 
