@@ -323,8 +323,13 @@ def semantic_placements(
     hits: np.ndarray | None,
 ) -> tuple[list[AnchorChoice], bool]:
     """:func:`place_anchor_semantic`'s placements, and whether a larger ``limit`` could give
-    more (the windows' search stopped at the limit, or the limit cut the list)."""
+    more (the windows' search stopped at the limit, or the limit cut the list). Names come
+    first: when they fill ``limit`` the windows are not searched (their sentences are not
+    parsed) and more may follow (a larger limit searches them)."""
     exact = sorted_names(src, target)
+    names = non_overlapping(exact, limit)
+    if len(names) >= limit:
+        return names, True
     semantic = semantic_windows(
         src, vecs, target, target_vec, limit=limit, sims=sims, ubiquitous=ubiquitous,
         min_quality=min_quality, hits=hits, taken=exact,

@@ -336,3 +336,31 @@ def test_a_pairs_alternatives_are_distinct_texts_so_the_ledger_can_fall_back() -
     second = ledger.pick("/s", "/masking", found)
     assert first is not None and first.anchor_text == "layer masks"
     assert second is not None and second.anchor_text == "Paint layer masks"
+
+
+def test_names_that_fill_the_limit_leave_the_windows_unsearched_and_their_sentences_unparsed():
+    from linkpipe.lib.links.semantic_anchors import semantic_placements
+    from linkpipe.lib.text.parsing import load_parser
+    from linkpipe.lib.text.phrases import PhraseJudge
+
+    named = TargetProfile("/masks", [("Layer masks", "title")], {"layer": 1.0, "mask": 1.0})
+    target_vec = _target_vector("layer", "masks")
+    placed = {}
+    for limit in (2, 3, 4, 5):
+        src = _repeated_source()
+        src.judge = PhraseJudge(load_parser())
+        windows = window_vectors(src, _vectors(src))
+        choices, more = semantic_placements(
+            src, windows, named, target_vec, -1.0, limit, None, frozenset(), None
+        )
+        placed[limit] = ([(c.anchor_text, c.start, c.source_kind) for c in choices], more)
+        if limit <= 3:  # three mentions: the windows' sentences are never parsed
+            assert "Adjust the alpha channel of a layer." not in src.judge.cache
+    mentions = [("layer masks", REPEATED.index(at), "title") for at in ("layer", "layer masks for")]
+    assert placed[2] == (mentions, True)  # more may follow: a larger limit finds it
+    assert placed[3][0][:2] == mentions and placed[3][1] is True
+    assert placed[4][0] == placed[5][0][:4]  # each limit's list is the next one's prefix
+    assert placed[5][0][3:] == [
+        ("opposite selection", REPEATED.index("opposite"), "semantic"),
+        ("alpha channel", REPEATED.index("alpha"), "semantic"),
+    ]
