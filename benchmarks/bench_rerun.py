@@ -7,7 +7,7 @@ the site again.
 
 The crawls run in the order given, in one process, as a nightly ``linkpipe run`` of each would
 (``run_graph`` with every asset but ``crawl_export``; the copy gets the database's Dagster home
-too). With ``--fresh-caches`` the copy's embedding and parse caches first lose what the crawls
+too, and its published copy, which the refresh updates). With ``--fresh-caches`` the copy's embedding and parse caches first lose what the crawls
 added (rows created since the first of them started), so that the rerun embeds and parses
 what those crawls did, loading the models where they did (without it a rerun finds every
 text embedded and every sentence parsed). Run it alternately with two versions of the code (``PYTHONPATH``) for an A/B of a
@@ -33,9 +33,14 @@ from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
 
 
 def copy_database(db: Path, copy_to: Path) -> Path:
-    """A fresh copy of ``db`` and of the Dagster home beside it at ``copy_to``."""
+    """A fresh copy of ``db``, of its published copy and of the Dagster home beside it at
+    ``copy_to`` (without the published copy a rerun would write it whole, not update it as a
+    nightly refresh does)."""
     copy_to.parent.mkdir(parents=True, exist_ok=True)
     prepare(db, copy_to, first_run=False)
+    published = db.with_name(db.stem + ".published.duckdb")
+    if published.is_file():
+        shutil.copyfile(published, copy_to.with_name(copy_to.stem + ".published.duckdb"))
     home = copy_to.parent / "dagster_home"
     shutil.rmtree(home, ignore_errors=True)
     if (db.parent / "dagster_home").is_dir():
