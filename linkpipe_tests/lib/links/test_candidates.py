@@ -4,6 +4,7 @@ import json
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText
 from linkpipe.lib.links.candidates import build_candidates
@@ -139,7 +140,9 @@ def test_a_candidate_row_reads_back_as_written() -> None:
     assert none["anchor_alternatives"] == "[]"
 
 
-def test_sources_are_placed_in_groups_bounded_in_count_and_words():
+def test_sources_are_placed_in_groups_bounded_in_count_and_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from linkpipe.lib.links import placement
     from linkpipe.lib.links.placement import Plan, _place_groups
     from linkpipe.lib.text.phrases import PhraseJudge
@@ -152,8 +155,9 @@ def test_sources_are_placed_in_groups_bounded_in_count_and_words():
 
     sizes = [10] * 20 + [6_000, 6_000, 20_000, 5]
     plans = [plan(f"/p{i}", n) for i, n in enumerate(sizes)] + [plan("/gone", None)]
+    monkeypatch.setattr(placement, "PLACE_GROUP", 16)
+    monkeypatch.setattr(placement, "PLACE_GROUP_WORDS", 10_000)
     groups = [[p.source for p in g] for g in _place_groups(plans)]
-    assert placement.PLACE_GROUP == 16 and placement.PLACE_GROUP_WORDS == 10_000
     assert [len(g) for g in groups] == [16, 5, 1, 1, 2]  # 16 pages; 4 + 6,000 words; ...
     assert groups[1][-1] == "/p20" and groups[2] == ["/p21"] and groups[3] == ["/p22"]
     assert groups[4] == ["/p23", "/gone"]  # a source without text weighs nothing
