@@ -7,7 +7,8 @@ of :mod:`linkpipe.lib.text.parsing`, the same sentences parsed in batches of 1 t
 The sentences are those of a sample of the crawl's page texts (split at sentence ends, more
 than four words each), shuffled with a fixed seed; the parser is loaded and warmed on others
 first. Printed: the median over the rounds of the CPU milliseconds a sentence for each batch
-size (this process's CPU time).
+size (this process's CPU time; ``--sizes N ...`` picks the sizes: one size a process avoids
+the order's effects on the later sizes).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def main() -> None:
     parser.add_argument("--crawl", required=True)
     parser.add_argument("--sentences", type=int, default=2048)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), metavar="N")
     args = parser.parse_args()
     found = sentences_of(args.db, args.crawl, args.sentences)
     nlp = load_parser()
@@ -56,9 +58,9 @@ def main() -> None:
         raise SystemExit("no spaCy pipeline is installed")
     list(nlp.parse_many(found[:200]))  # loaded and warm
     chunk = found[200 : 200 + args.sentences]
-    figures: dict[int, list[float]] = {size: [] for size in SIZES}
+    figures: dict[int, list[float]] = {size: [] for size in args.sizes}
     for _ in range(args.rounds):
-        for size in SIZES:
+        for size in args.sizes:
             started = time.process_time()
             for i in range(0, len(chunk), size):
                 list(nlp.parse_many(chunk[i : i + size]))
