@@ -7,7 +7,8 @@ the site again.
 
 The crawls run in the order given, in one process, as a nightly ``linkpipe run`` of each would
 (``run_graph`` with every asset but ``crawl_export``; the copy gets the database's Dagster home
-too, and its published copy, which the refresh updates). With ``--fresh-caches`` the copy's embedding and parse caches first lose what the crawls
+too, and its published copy, which the refresh updates). With ``--fresh-caches`` the copy's
+embedding and parse caches first lose what the crawls
 added (rows created since the first of them started), so that the rerun embeds and parses
 what those crawls did, loading the models where they did (without it a rerun finds every
 text embedded and every sentence parsed). Run it alternately with two versions of the code (``PYTHONPATH``) for an A/B of a
