@@ -48,11 +48,11 @@ from linkpipe.lib.links.semantic_anchors import (
 from linkpipe.lib.links.site_context import SiteContext
 
 # Sources placed together, their judged sentences parsed in shared batches: at most this many,
-# and at most PLACE_GROUP_WORDS tokens of them (about 60 MB of word vectors at 384 dimensions).
+# and at most PLACE_GROUP_WORDS tokens of them (about 120 MB of word vectors at 384 dimensions).
 # A parse round's batch grows with the group, and spaCy parses a batch of one to four
 # sentences at 1.4-3.1 times the CPU a sentence of a batch of 16 or more (docs/benchmarks.md).
-PLACE_GROUP = 64
-PLACE_GROUP_WORDS = 40_000
+PLACE_GROUP = 128
+PLACE_GROUP_WORDS = 80_000
 # Placements a kept pair keeps, best first: what the anchor ledger falls back on when a better
 # one's text already links another target of the page (windows are placed for kept pairs only,
 # so a longer list costs little).
