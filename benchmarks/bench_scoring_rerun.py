@@ -9,7 +9,9 @@ are deleted (its pairs take their placements from the earlier crawls' by anchor 
 it was first scored), the step runs, then runs again on the placements it stored. Printed
 for each run: the step's CPU (this process; the placing workers' when the step starts them),
 the pairs placed, taken by key and placed fully after the site's ledger looked past their
-first placements.
+first placements. ``--from-scratch``: every crawl's placements and the stored parses deleted
+first, so the first run places and parses as a site's first crawl does (with
+``LINKPIPE_WORKERS=1``, in this process).
 """
 
 from __future__ import annotations
@@ -39,14 +41,19 @@ def _run(db: Path, crawl: str, model: str) -> dict[str, Any]:
     return {"cpu_s": round(sum(rusage_cpu()) - before, 2)} | {k: meta.get(k) for k in FIGURES}
 
 
-def measure(db: Path, crawl: str, model: str) -> dict[str, Any]:
-    """The two runs on a copy of ``db`` (see the module)."""
+def measure(db: Path, crawl: str, model: str, scratch: bool = False) -> dict[str, Any]:
+    """The two runs on a copy of ``db`` (see the module); ``scratch``: every crawl's
+    ``kept_placements`` and the stored parses deleted first (a site's first scoring)."""
     with TemporaryDirectory() as tmp:
         copy = Path(tmp) / db.name
         shutil.copyfile(db, copy)
         con = duckdb.connect(str(copy))
         try:
-            con.execute("DELETE FROM kept_placements WHERE crawl_id = ?", [crawl])
+            if scratch:
+                con.execute("DELETE FROM kept_placements")
+                con.execute("DELETE FROM parse_cache")
+            else:
+                con.execute("DELETE FROM kept_placements WHERE crawl_id = ?", [crawl])
         finally:
             con.close()
         first = _run(copy, crawl, model)
@@ -60,10 +67,13 @@ def main() -> None:
     parser.add_argument("--crawl", required=True)
     parser.add_argument("--model", default=DEFAULT_MODEL)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--from-scratch", action="store_true", help="no stored placements or parses at all"
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     started = time.perf_counter()
-    figures = measure(args.db, args.crawl, args.model)
+    figures = measure(args.db, args.crawl, args.model, args.from_scratch)
     report(figures | {"wall_s": round(time.perf_counter() - started, 1)}, args.json)
 
 
