@@ -1,5 +1,7 @@
-"""Placing the anchors of many (source, target) pairs: a few sources at a time, the sentences
-their placements judge parsed in shared batches (see :func:`place_in_rounds`).
+"""Placing the anchors of many (source, target) pairs: a group of sources at a time, the
+sentences their placements judge parsed in shared batches (see :mod:`parse_rounds`; two
+groups' rounds wait together, so that a group's last rounds, which ask for a few sentences
+each, are parsed with the next group's first).
 
 Two depths, one code path:
 
@@ -21,7 +23,7 @@ A long source (see :mod:`long_sources`) is placed in parts, its words encoded pa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Generator, Mapping, Sequence, Set
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 
@@ -33,7 +35,7 @@ from linkpipe.lib.links.anchors import AnchorChoice, SourceText
 from linkpipe.lib.links.lexical_anchors import place_anchor
 from linkpipe.lib.links.long_sources import is_long, iter_parts, merge_choices
 from linkpipe.lib.links.name_anchors import place_names
-from linkpipe.lib.links.parse_rounds import place_in_rounds
+from linkpipe.lib.links.parse_rounds import Needs, drive_together, place_in_rounds, rounds
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.semantic_anchors import (
     MIN_QUALITY,
@@ -53,6 +55,11 @@ from linkpipe.lib.links.site_context import SiteContext
 # sentences at 1.4-3.1 times the CPU a sentence of a batch of 16 or more (docs/benchmarks.md).
 PLACE_GROUP = 128
 PLACE_GROUP_WORDS = 80_000
+# Groups whose parse rounds wait together (their windows' vectors held at once), and the
+# sentences that make a batch worth parsing before another group starts: a group's last
+# rounds ask for a few sentences each (see :func:`~parse_rounds.drive_together`).
+GROUPS_AT_ONCE = 2
+PARSE_TOGETHER = 64
 # Placements a kept pair keeps, best first: what the anchor ledger falls back on when a better
 # one's text already links another target of the page (windows are placed for kept pairs only,
 # so a longer list costs little).
@@ -116,8 +123,11 @@ def place_plans(
             choices = _long_source_choices(site, plan, encode, names_only, part_parses)
             plan.known = list(choices)
     waiting = [p for p in plans if p.src is not None and any(c is None for c in p.known)]
-    for group in _place_groups(waiting):
+    groups = (
         _place_group(site, group, word_vectors, names_only, lazy)
+        for group in _place_groups(waiting)
+    )
+    drive_together(groups, PARSE_TOGETHER, GROUPS_AT_ONCE)
     for plan in plans:
         plan.known = [() if c is None else c for c in plan.known]
 
@@ -203,10 +213,11 @@ def _place_group(
     word_vectors: TokenVectors | None,
     names_only: bool,
     lazy: bool = False,
-) -> None:
-    """Fill in the missing placements of a few sources, made together (see
-    :func:`place_in_rounds`). ``lazy``: a pair's windows are placed one at a time, as far as
-    an anchor ledger placing the source alone looks (a :class:`Prefix` each; see
+) -> Generator[Needs, None, None]:
+    """Fill in the missing placements of a few sources, made together: a generator of parse
+    rounds (see :func:`~parse_rounds.rounds`), its windows' vectors made when it starts.
+    ``lazy``: a pair's windows are placed one at a time, as far as an anchor ledger placing
+    the source alone looks (a :class:`Prefix` each; see
     :mod:`~linkpipe.lib.links.anchor_ledger`), not :data:`KEPT_CHOICES` of them."""
     vecs: list[WindowVectors | None] = []
     for plan in group:
@@ -225,7 +236,7 @@ def _place_group(
             )
         if not jobs:
             return
-        for (n, i), choices in place_in_rounds(jobs).items():
+        for (n, i), choices in (yield from rounds(jobs)).items():
             group[n].known[i] = choices
         for n, i in _looked_past(group) if lazy else []:
             placed = len(group[n].known[i] or ())  # fewer than its limit when some fell short

@@ -107,3 +107,44 @@ def test_a_source_placed_again_stores_the_placements_it_extended(tmp_path, monke
     assert _rows(db, suggestions) == expected and placements_agree(_rows(db, placements), placed)
     assert taken.meta["placements_made"] == 0 and taken.meta["placements_completed"] == 0
     assert taken.meta["placements_reused"] == len(expected)
+
+
+@pytest.mark.slow
+def test_groups_parsed_together_place_what_groups_one_at_a_time_do(tmp_path, monkeypatch):
+    """Placement groups whose parse rounds wait together (:func:`parse_rounds.drive_together`)
+    give the suggestions and stored placements of groups placed one after another, the same
+    sentences parsed in fewer batches."""
+    from linkpipe.lib.text.phrases import PhraseJudge, default_judge
+
+    db = tmp_path / "together.duckdb"
+    monkeypatch.setenv("LINKPIPE_WORKERS", "1")
+    run_demo_crawls(db, ("c1",), DEFAULT_MODEL)
+    suggestions = "SELECT * FROM link_opportunities ORDER BY source_url, target_url"
+    placements = "SELECT * EXCLUDE (crawl_id) FROM kept_placements ORDER BY anchor_key"
+    batches: list[int] = []
+    prepare = PhraseJudge.prepare
+
+    def counted(self: PhraseJudge, sentences) -> None:  # type: ignore[no-untyped-def]
+        todo = [s for s in dict.fromkeys(sentences) if s not in self.cache]
+        batches.append(len(todo))
+        prepare(self, sentences)
+
+    monkeypatch.setattr(PhraseJudge, "prepare", counted)
+    monkeypatch.setattr(placement, "PLACE_GROUP", 2)  # the demo's sources in many groups
+    runs = {}
+    for at_once, batch in ((1, 1), (3, 64)):
+        monkeypatch.setattr(placement, "GROUPS_AT_ONCE", at_once)
+        monkeypatch.setattr(placement, "PARSE_TOGETHER", batch)
+        monkeypatch.setattr(kept_anchors, "PARALLEL_FROM", 10_000)  # all in this process
+        batches.clear()
+        default_judge().cache.clear()  # every sentence parsed again, none from memory
+        duckdb.connect(str(db)).execute("DELETE FROM parse_cache").close()
+        materialize_link_opportunities(db, "c1", DEFAULT_MODEL, reuse=False)
+        runs[at_once] = (_rows(db, suggestions), _rows(db, placements), list(batches))
+
+    (alone_rows, alone_placed, alone_batches), (rows, placed, together) = runs[1], runs[3]
+    assert len(rows) > 30 and rows == alone_rows
+    assert placements_agree(placed, alone_placed) and len(placed) == len(alone_placed)
+    assert sum(together) == sum(alone_batches) > 100  # the same sentences parsed
+    assert len([b for b in together if b]) < len([b for b in alone_batches if b])
+    print(f"parse batches: one group at a time {len(alone_batches)}, together {len(together)}")
