@@ -131,11 +131,11 @@ def test_groups_parsed_together_place_what_groups_one_at_a_time_do(tmp_path, mon
 
     monkeypatch.setattr(PhraseJudge, "prepare", counted)
     monkeypatch.setattr(placement, "PLACE_GROUP", 2)  # the demo's sources in many groups
+    monkeypatch.setattr(kept_anchors, "PARALLEL_FROM", 10_000)  # all in this process
     runs = {}
     for at_once, batch in ((1, 1), (3, 64)):
         monkeypatch.setattr(placement, "GROUPS_AT_ONCE", at_once)
         monkeypatch.setattr(placement, "PARSE_TOGETHER", batch)
-        monkeypatch.setattr(kept_anchors, "PARALLEL_FROM", 10_000)  # all in this process
         batches.clear()
         default_judge().cache.clear()  # every sentence parsed again, none from memory
         duckdb.connect(str(db)).execute("DELETE FROM parse_cache").close()
