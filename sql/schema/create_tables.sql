@@ -235,8 +235,7 @@ CREATE TABLE IF NOT EXISTS candidate_pairs (
     shard INTEGER NOT NULL,
     source_url VARCHAR NOT NULL,
     target_url VARCHAR NOT NULL,
-    semantic_rank INTEGER,
-    semantic_sim DOUBLE,
+    semantic_sim DOUBLE,             -- cosine of the pages' embeddings
     lexical_sim DOUBLE,              -- TF-IDF cosine of main texts
     title_match DOUBLE,              -- quality of the best anchor when it is an exact name (0..1)
     mention_score DOUBLE,            -- link probability of the target's name found in the source
@@ -266,6 +265,10 @@ ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS mention_key VARCHAR;
 -- The row's pair digest: what the row is computed from (lib/links/source_reuse.py); a later
 -- crawl's row of the same digest is copied from this one.
 ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS pair_digest VARCHAR;
+-- Files written before 2026-12-07 held each pair's rank among the source's embedding
+-- neighbours: no stage read it, and an edited page moving among a source's hits changed it on
+-- every pair below, so that those rows were computed again (rank them by semantic_sim).
+ALTER TABLE candidate_pairs DROP COLUMN IF EXISTS semantic_rank;
 
 -- The row digest of each source of a candidate shard: everything its candidate_pairs rows are
 -- computed from (what retrieval found and the facts of the pages involved, code, model and

@@ -126,7 +126,7 @@ def labelled_rows(
         if mention is not None:
             mention = site.mentions.without_one_link(mention)
         title = name_quality(src_text, site.profile(target)) if src_text is not None else 0.0
-        row = _pair(site, item, target, 0, item.linked[target], float(lex), (), None)
+        row = _pair(site, item, target, item.linked[target], float(lex), (), None)
         rows.append(
             replace(
                 row,
@@ -155,7 +155,7 @@ def _rows(
     ]
     lexical = site.lexical_sims(item.source, [t for t, _, _ in kept])
     return [
-        _pair(site, item, t, *item.neighbours[t], float(lex), placed, key)
+        _pair(site, item, t, item.neighbours[t], float(lex), placed, key)
         for (t, placed, key), lex in zip(kept, lexical, strict=True)
     ]
 
@@ -164,7 +164,6 @@ def _pair(
     site: SiteContext,
     item: Retrieved,
     target: str,
-    rank: int,
     sim: float,
     lex: float,
     choices: tuple[AnchorChoice, ...],
@@ -179,7 +178,6 @@ def _pair(
     return CandidatePair(
         source_url=source,
         target_url=target,
-        semantic_rank=rank or None,
         semantic_sim=round(sim, 6),
         lexical_sim=round(lex, 6),
         title_match=title_match,

@@ -68,12 +68,14 @@ class CandidateLimits:
 
 @dataclass(frozen=True, slots=True)
 class Retrieved:
-    """A source's candidate targets before anchors are placed: target -> (semantic rank or 0,
-    similarity), in order, and the targets its text names; ``linked``: the targets the same
-    search found that the source already links in content (see :func:`linked_neighbours`)."""
+    """A source's candidate targets before anchors are placed: target -> similarity (the
+    embedding neighbours best first, then the other targets), and the targets its text names;
+    ``linked``: the targets the same search found that the source already links in content
+    (see :func:`linked_neighbours`). No row reads a target's place among the others: an
+    edited page that moves among a source's hits changes no other pair (:mod:`source_gate`)."""
 
     source: str
-    neighbours: dict[str, tuple[int, float]]
+    neighbours: dict[str, float]
     named: dict[str, Mention]
     linked: dict[str, float] = field(default_factory=dict)  # labelled pairs: target -> sim
 
@@ -203,7 +205,7 @@ def gather(
     for target in other_targets(site, source, found.lexical[qi], named, limits):
         if target not in neighbours:
             sim = float(found.query[qi] @ site.vectors[site.row_of[target]])
-            neighbours[target] = (0, sim)
+            neighbours[target] = sim
     linked = linked_neighbours(site, source, ann, hits, found.lexical[qi], named, limits)
     return Retrieved(source, neighbours, named, linked)
 
@@ -249,19 +251,15 @@ def semantic_neighbours(
     sims: np.ndarray,
     ids: np.ndarray,
     limits: CandidateLimits,
-) -> dict[str, tuple[int, float]]:
-    """The source's embedding neighbours not linked yet: target -> (rank, similarity).
-
-    The rank counts every neighbour but the source itself, linked or not."""
+) -> dict[str, float]:
+    """The source's embedding neighbours not linked yet: target -> similarity, best first."""
     linked = site.content_links.get(source, set())
-    neighbours: dict[str, tuple[int, float]] = {}
-    rank = 0
+    neighbours: dict[str, float] = {}
     for sim, idx in zip(sims, ids, strict=True):
         if idx < 0 or ann.urls[idx] == source:
             continue
-        rank += 1
         if sim >= limits.min_similarity and ann.urls[idx] not in linked:
-            neighbours[ann.urls[idx]] = (rank, float(sim))
+            neighbours[ann.urls[idx]] = float(sim)
             if len(neighbours) >= limits.k:
                 break
     return neighbours

@@ -59,7 +59,6 @@ class CandidatePair:
 
     source_url: str
     target_url: str
-    semantic_rank: int | None  # rank among the source's embedding neighbours, None if not one
     semantic_sim: float
     lexical_sim: float  # TF-IDF cosine of main texts
     title_match: float  # quality of the best anchor when it is an exact name (0..1)

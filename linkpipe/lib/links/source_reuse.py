@@ -1,7 +1,7 @@
 """A source's candidate rows kept from the previous crawl when its neighbourhood is unchanged.
 
 Retrieval runs for every source of every crawl; its result *is* the source's candidate
-neighbourhood: the targets found (with semantic rank and similarity), the names the source
+neighbourhood: the targets found (with their similarity), the names the source
 mentions (with their link counts) and the linked targets found beside them. A source's
 ``candidate_pairs`` rows are a function of that result and of the pages it involves:
 
@@ -123,20 +123,20 @@ class SourceReuse:
             f"|{item.source}={self.pages.get(item.source, '')}".encode("utf-8", "surrogatepass")
         )
         pairs: dict[str, str] = {}
-        whole = head.copy()
         for kind, found_in in (("candidate", item.neighbours), ("linked", item.linked)):
-            for target, found in found_in.items():
+            for target, sim in found_in.items():
                 if known is not None and target in known:
                     pairs[target] = known[target]
-                    whole.update(pairs[target].encode())
                     continue
                 h = head.copy()
                 h.update(self._target_facts(site, target))
                 signals = graph_signals(site, item.source, target)
-                pair = (kind, found, signals, _name(item.named.get(target)))
+                pair = (kind, sim, signals, _name(item.named.get(target)))
                 h.update(repr(pair).encode("utf-8", "surrogatepass"))
                 pairs[target] = h.hexdigest()[:32]
-                whole.update(pairs[target].encode())
+        whole = head.copy()
+        for target in sorted(pairs):  # the rows, not the order in which they were found
+            whole.update(pairs[target].encode())
         self.pairs[item.source] = pairs
         self.digests[item.source] = whole.hexdigest()[:32]
         return self.digests[item.source]

@@ -54,11 +54,11 @@ def test_a_named_page_is_a_candidate_with_its_link_probability_and_anchor() -> N
     by_target = {r.target_url: r for r in rows}
     assert sorted(by_target) == ["/d", "/gdal"]
     semantic, named = by_target["/d"], by_target["/gdal"]
-    assert (semantic.semantic_rank, semantic.mention_score) == (1, 0.0)
+    cosine = site.vectors[site.row_of["/a"]] @ site.vectors[site.row_of["/d"]]
+    assert (semantic.semantic_sim, semantic.mention_score) == (round(float(cosine), 6), 0.0)
     assert semantic.mention_phrase is None
     # "GDAL" is in /a, /b and /c (not counting /gdal itself); /b and /c link it:
     # (2 + 2 x 0.1) / (3 + 2) = 0.44
-    assert named.semantic_rank is None
     assert named.semantic_sim == 0.0
     assert (named.mention_score, named.mention_phrase) == (0.44, "GDAL")
     assert (named.mention_pages, named.mention_links) == (3, 2)
@@ -95,7 +95,7 @@ def test_a_named_page_already_linked_from_the_content_is_no_candidate() -> None:
     # /a, /b and /c name and link GDAL; leaving /a's own link out: (2 + 2 x 0.1) / (2 + 2)
     assert (linked.mention_score, linked.mention_pages, linked.mention_links) == (0.55, 2, 2)
     assert linked.title_match == 1.0  # the title "GDAL" is in /a's text
-    assert linked.semantic_rank is None and linked.semantic_sim == 0.0
+    assert linked.semantic_sim == 0.0
 
 
 def test_an_anchor_text_inside_the_link_is_no_title_match_of_its_labelled_pair() -> None:

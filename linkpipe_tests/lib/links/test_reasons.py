@@ -31,7 +31,6 @@ def pair(
     return CandidatePair(
         source_url="/s",
         target_url="/t",
-        semantic_rank=1,
         semantic_sim=sim,
         lexical_sim=lexical,
         title_match=title,

@@ -41,7 +41,6 @@ def cand(s, t, sim=0.7, anchor=None, start=0, alts=(), linked=False, title=0.0, 
     return CandidatePair(
         source_url=s,
         target_url=t,
-        semantic_rank=None,
         semantic_sim=sim,
         lexical_sim=0.1,
         title_match=title,

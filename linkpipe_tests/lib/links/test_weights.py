@@ -22,7 +22,7 @@ def _pair(source: str, target: str, linked: bool, **evidence: float) -> Candidat
     values = {"semantic_sim": 0.5, "lexical_sim": 0.1, "title_match": 0.0, "mention_score": 0.0,
               "cocitation": 0.0, "shared_neighbors": 0.0, **evidence}  # fmt: skip
     return CandidatePair(
-        source_url=source, target_url=target, semantic_rank=None, mention_phrase=None,
+        source_url=source, target_url=target, mention_phrase=None,
         mention_pages=None, mention_links=None, already_linked_content=linked,
         already_linked_nav=False, **values,  # type: ignore[arg-type]
     )  # fmt: skip
