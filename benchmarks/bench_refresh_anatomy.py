@@ -12,8 +12,8 @@ Pages are *edited* when their stored HTML differs between the crawls (``content_
   its own page edited, the set of embedding hits it read, only their order (a touched page
   moved among them), the TF-IDF list the index found, or none of these (the names it read);
 * ``pairs``: the crawl's candidate rows, copied (the pair digest is the previous one) or
-  computed because the source or the target was edited, the pair is new, or only its
-  semantic rank moved;
+  computed because the source or the target was edited, the pair is new, or else by what
+  moved in its row (similarity, co-citation and shared neighbours, the name found);
 * ``placements``: the crawl's kept pairs whose anchor key no earlier crawl placed, by
   whether the source or the target was edited or neither (a pair kept now, not before).
 """
@@ -49,16 +49,19 @@ FROM a JOIN b USING (source_url) GROUP BY ALL ORDER BY sources DESC
 
 PAIRS = f"""
 WITH edited AS ({EDITED}),
-a AS (SELECT source_url, target_url, pair_digest, semantic_rank FROM candidate_pairs
-      WHERE crawl_id = $previous),
-b AS (SELECT source_url, target_url, pair_digest, semantic_rank FROM candidate_pairs
-      WHERE crawl_id = $crawl)
+a AS (SELECT source_url, target_url, pair_digest, semantic_sim, cocitation, shared_neighbors,
+             mention_key FROM candidate_pairs WHERE crawl_id = $previous),
+b AS (SELECT source_url, target_url, pair_digest, semantic_sim, cocitation, shared_neighbors,
+             mention_key FROM candidate_pairs WHERE crawl_id = $crawl)
 SELECT CASE
     WHEN a.pair_digest = b.pair_digest THEN 'copied'
     WHEN b.source_url IN (SELECT url FROM edited) THEN 'source edited'
     WHEN b.target_url IN (SELECT url FROM edited) THEN 'target edited'
     WHEN a.source_url IS NULL THEN 'new pair'
-    WHEN a.semantic_rank IS DISTINCT FROM b.semantic_rank THEN 'semantic rank moved'
+    WHEN a.semantic_sim IS DISTINCT FROM b.semantic_sim THEN 'similarity moved'
+    WHEN a.cocitation IS DISTINCT FROM b.cocitation
+      OR a.shared_neighbors IS DISTINCT FROM b.shared_neighbors THEN 'link signals moved'
+    WHEN a.mention_key IS DISTINCT FROM b.mention_key THEN 'name moved'
     ELSE 'other' END AS why,
   count(*) AS pairs
 FROM b LEFT JOIN a USING (source_url, target_url) GROUP BY ALL ORDER BY pairs DESC

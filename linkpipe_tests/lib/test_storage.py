@@ -587,6 +587,23 @@ def test_schema_runs_once_per_version_of_the_sql(tmp_path):
         assert con.execute("SELECT sql_hash FROM linkpipe_schema").fetchall() == wanted
 
 
+def test_a_file_of_earlier_code_loses_the_pairs_rank_and_keeps_its_rows(tmp_path):
+    db = tmp_path / "old.duckdb"
+    with open_db(db) as con:  # as written before the rank was dropped
+        con.execute("ALTER TABLE candidate_pairs ADD COLUMN semantic_rank INTEGER")
+        con.execute(
+            "INSERT INTO candidate_pairs (crawl_id, shard, source_url, target_url, semantic_rank,"
+            " semantic_sim) VALUES ('c1', 0, '/a', '/b', 3, 0.5)"
+        )
+        con.execute("UPDATE linkpipe_schema SET sql_hash = 'older code'")
+    with open_db(db) as con:
+        columns = [r[0] for r in con.execute("DESCRIBE candidate_pairs").fetchall()]
+        assert "semantic_rank" not in columns and "semantic_sim" in columns
+        assert con.execute(
+            "SELECT crawl_id, source_url, target_url, semantic_sim FROM candidate_pairs"
+        ).fetchall() == [("c1", "/a", "/b", 0.5)]
+
+
 def test_one_connection_serves_every_open_of_its_file_inside_the_block(tmp_path):
     from linkpipe.lib.storage import one_connection, open_db
 

@@ -26,7 +26,7 @@ gave. Tested to give the rows of a recomputation.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,6 +116,26 @@ def kept_hits(
 
 
 GONE = -2  # the index row of a stored hit whose page is no longer in the index
+
+
+class StoredHitUrls(Mapping[str, list[str]]):
+    """The stored hit URLs (best first) of sources, read from the stored frame (``source_url,
+    gate_hits``) when asked for: the gate compares a searched source's similarities with the
+    stored ones page by page when a touched page moved among its hits."""
+
+    def __init__(self, stored: pl.DataFrame) -> None:
+        self._hits = stored["gate_hits"]
+        self._row = {s: i for i, s in enumerate(stored["source_url"].to_list())}
+
+    def __getitem__(self, source: str) -> list[str]:
+        found: list[str] = self._hits[self._row[source]].to_list()
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._row)
+
+    def __len__(self) -> int:
+        return len(self._row)
 
 
 def _index_rows(hits: pl.Series, ann: AnnIndex) -> np.ndarray:

@@ -15,8 +15,12 @@ is *quiet* when:
   all of them when there are fewer), the TF-IDF neighbours it links (in order) and what the
   name index and the other TF-IDF neighbours add (the best name of each target its text
   names, which targets have a vector, the first unlinked TF-IDF neighbours and the
-  strongest names, in order): what retrieval reads of the TF-IDF neighbours, so that an
-  edited page moving among a source's unread ones does not stop the source. The names are
+  strongest names): what retrieval reads of the TF-IDF neighbours, so that an
+  edited page moving among a source's unread ones does not stop the source. The hits, the
+  linked TF-IDF neighbours and the targets added are digested as sets: what retrieval takes
+  from them does not hang on their order once the set read is the same (it reads up to the
+  k-th unlinked hit, and the first unlinked TF-IDF neighbours), and no row holds a target's
+  place among them, so a touched page moving among a source's hits stops no other pair. The names are
   looked up from the name keys stored with the source (those its text held as the previous
   crawl's names went), so its text is not tokenised: when the site's names changed, the
   keys gone are dropped from them, and only the sources that may hold an added key (their
@@ -25,7 +29,9 @@ is *quiet* when:
   tells. A source whose gate digest is the stored one keeps those keys when the gate stops
   it for one of the reasons below; a quiet source whose keys changed stores them again;
 * the similarity of each hit read is the stored one, but for touched pages (below): the
-  similarities are stored beside the digest (:class:`GateRead`), not in it. A hit's
+  similarities are stored beside the digest (:class:`GateRead`), not in it, best first, and
+  compared page by page (the stored hits' URLs, :class:`~kept_hits.StoredHitUrls`) when a
+  touched page moved among them. A hit's
   similarity is read by its own pair only (its rank is its place in the hits, and which
   hits are read or become pairs hangs on the thresholds, both in the digest), so an edited
   page found by many sources recomputes their pairs with it, not the sources;
@@ -47,7 +53,7 @@ Tested to give the rows of a recomputation.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -108,13 +114,18 @@ class GateRead:
     searched: int
     lexical: KeptList | None = None  # the TF-IDF list as the index found it
 
-    def moved(self, stored: bytes) -> list[str]:
+    def moved(self, stored: bytes, urls: Sequence[str] | None = None) -> list[str]:
         """The hits whose similarity is not, to the bit, the one ``stored`` (the similarities
-        of the same hits, stored with the same digest)."""
+        of the same hits, stored with the same digest, best first: ``urls``, their pages,
+        when a touched page may have moved among them; without them, compared by place)."""
         now, before = np.frombuffer(self.sims, np.uint32), np.frombuffer(stored, np.uint32)
         if len(now) != len(before):
             return list(self.hits)
-        return [self.hits[i] for i in np.flatnonzero(now != before).tolist()]
+        differ = np.flatnonzero(now != before).tolist()
+        if not differ or urls is None or len(urls) != len(now):
+            return [self.hits[i] for i in differ]
+        was = dict(zip(urls, before.tolist(), strict=True))
+        return [u for u, sim in zip(self.hits, now.tolist(), strict=True) if was.get(u) != sim]
 
 
 @dataclass(frozen=True)
@@ -153,6 +164,7 @@ class SourceGate:
     kept_hits: Mapping[str, Hits] = field(default_factory=dict)  # hits taken, not searched
     kept_lists: Mapping[str, KeptList] = field(default_factory=dict)  # TF-IDF lists taken
     searched: dict[str, Computed] = field(default_factory=dict)  # see :meth:`searched_again`
+    hit_urls: Mapping[str, Sequence[str]] = field(default_factory=dict)  # see :meth:`passes`
 
     def searched_again(self, source: str, read: GateRead, keys: list[str]) -> None:
         """Remember what to store of a quiet source whose indexes were searched, not kept:
@@ -194,7 +206,8 @@ class SourceGate:
         if not self.open or self.digests.get(source) != read.digest:
             return False
         stored = self.sims.get(source)
-        if stored is None or not set(read.moved(stored)) <= self.changes.touched:
+        urls = self.hit_urls.get(source)
+        if stored is None or not set(read.moved(stored, urls)) <= self.changes.touched:
             return False
         if source in self.changes.relinked:
             return False
@@ -303,9 +316,9 @@ def gate_digest(
     urls = [ann.urls[i] if i >= 0 else "" for i in all_ids[:depth].tolist()]
     reach = (all_sims[:depth] >= limits.min_similarity).tolist()
     sims = all_sims[:depth].astype(np.float32)  # as searched (float32)
-    hits = [(u, u in site.row_of, r) for u, r in zip(urls, reach, strict=True)]
+    hits = sorted((u, u in site.row_of, r) for u, r in zip(urls, reach, strict=True))
     linked = site.content_links.get(source, set())
-    lexical = [t for t in found.lexical[qi] if t in linked]  # the others: in names_read
+    lexical = sorted(t for t in found.lexical[qi] if t in linked)  # the others: in names_read
     h.update(repr((hits, depth == len(all_ids), lexical)).encode())
     h.update(names_read(site, source, named, found.lexical[qi], limits))
     lists = found.lists[qi] if found.lists else None
@@ -349,7 +362,7 @@ def names_read(
     strongest names), in order. A mention's part is encoded once per site context (a source
     names ~130 targets, and the site's sources name the same ones over and over)."""
     best = b"".join(_mention_part(site, t, named[t]) for t in sorted(named))
-    return best + repr(other_targets(site, source, lexical, dict(named), limits)).encode()
+    return best + repr(sorted(other_targets(site, source, lexical, dict(named), limits))).encode()
 
 
 MENTION_PARTS = 200_000  # parts held at most (~30 MB); then they are made again

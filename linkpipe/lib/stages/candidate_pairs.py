@@ -204,10 +204,10 @@ def _source_gate(
     changes = site_changes(con, crawl_id, previous.crawl_id, sources.pages, earlier, config)
     names = name_changes(con, crawl_id, previous.crawl_id, site.models.tfidf, texts.lengths)
     stored = (previous.gates, previous.keys, previous.targets, previous.sims)
-    hits, lists = kept_searches(con, previous.crawl_id, searching, sources.pages, earlier)
+    kept = kept_searches(con, previous.crawl_id, searching, sources.pages, earlier)
     return SourceGate(
         sources.salt, changes, limits, *stored, names=names, search_salt=salt,
-        kept_hits=hits, kept_lists=lists,
+        kept_hits=kept.hits, kept_lists=kept.lists, hit_urls=kept.urls,
     )  # fmt: skip
 
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import duckdb
+import polars as pl
 
-from linkpipe.lib.links.kept_hits import Hits, kept_hits
+from linkpipe.lib.links.kept_hits import Hits, StoredHitUrls, kept_hits
 from linkpipe.lib.links.kept_lexical import KeptList, kept_lists
 from linkpipe.lib.links.retrieval import CandidateLimits, search_depth
 from linkpipe.lib.links.site_context import SiteContext
@@ -35,13 +37,22 @@ class Searching:
     limits: CandidateLimits
 
 
+class KeptSearches(NamedTuple):
+    """The embedding hits and TF-IDF lists taken from the previous crawl, by source, and the
+    stored hit URLs of the sources searched again (the gate reads them: ``SourceGate``)."""
+
+    hits: dict[str, Hits]
+    lists: dict[str, KeptList]
+    urls: Mapping[str, list[str]]
+
+
 def kept_searches(
     con: duckdb.DuckDBPyConnection,
     previous: str,
     searching: Searching,
     pages: Mapping[str, str],
     earlier: Mapping[str, str],
-) -> tuple[dict[str, Hits], dict[str, KeptList]]:
+) -> KeptSearches:
     """The embedding hits and TF-IDF lists of the shard's sources that no change reaches
     (:mod:`~linkpipe.lib.links.kept_hits`, :mod:`~linkpipe.lib.links.kept_lexical`), taken
     from the previous crawl instead of searched; ``pages``, ``earlier``: this and the
@@ -51,7 +62,7 @@ def kept_searches(
     moved = changed_pages(pages, earlier)
     stored = previous_hits(con, previous, searching.shard, searching.salt, moved)
     if stored.is_empty():
-        return {}, {}
+        return KeptSearches({}, {}, {})
     vectors = changed_vectors(con, previous, moved, site.vectors, site.row_of)
     index, tfidf = site.models.index, site.models.tfidf
     rows = changed_rows(con, previous, moved, index, tfidf.row_of)
@@ -60,4 +71,8 @@ def kept_searches(
         return search_depth(searching.limits, len(site.content_links.get(source, ())))
 
     hits = kept_hits(stored, searching.ann, site.vectors, site.row_of, vectors, asked)
-    return hits, kept_lists(stored, index, tfidf.row_of, rows)
+    searched = stored.filter(~pl.col("source_url").is_in(list(hits))).select(
+        "source_url", "gate_hits"
+    )
+    lists = kept_lists(stored, index, tfidf.row_of, rows)
+    return KeptSearches(hits, lists, StoredHitUrls(searched))

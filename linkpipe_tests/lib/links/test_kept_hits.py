@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from linkpipe.lib.links import kept_hits as kept_hits_module
-from linkpipe.lib.links.kept_hits import ChangedVectors, kept_hits, search_salt
+from linkpipe.lib.links.kept_hits import ChangedVectors, StoredHitUrls, kept_hits, search_salt
 from linkpipe.lib.vectors.ann import build_index, list_centroids
 
 DEPTH = 12  # hits a search asks for
@@ -111,3 +111,10 @@ def test_hits_that_cannot_be_vouched_for_are_searched(case):
     else:  # every hit read and fewer than the search asks for: any new page may join
         kept = kept_hits(stored, index, vectors, row_of, nothing, lambda _: DEPTH + 1)
         assert kept == {}
+
+
+def test_stored_hit_urls_are_read_from_the_stored_frame_when_asked() -> None:
+    frame = pl.DataFrame({"source_url": ["/a", "/b"], "gate_hits": [["/x", "/y"], ["/z", ""]]})
+    urls = StoredHitUrls(frame)
+    assert urls.get("/b") == ["/z", ""] and urls["/a"] == ["/x", "/y"]
+    assert urls.get("/c") is None and sorted(urls) == ["/a", "/b"] and len(urls) == 2

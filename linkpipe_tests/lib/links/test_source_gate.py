@@ -118,13 +118,49 @@ def test_the_gate_digest_reads_hits_names_and_text() -> None:
     read = lexical(["/p0", "/p5", "/p6", "/p7", "/p8", "/p9"])
     assert lexical(["/p0", "/p5", "/p6", "/p8", "/p9", "/p7"]) == read  # /p7, /p8 unread
     assert lexical(["/p0", "/p5", "/p6", "/p9"]) == read
-    assert lexical(["/p0", "/p6", "/p5", "/p7", "/p8", "/p9"]) != read  # the first two
+    # the first two, as a set: their order is no row's
+    assert lexical(["/p0", "/p6", "/p5", "/p7", "/p8", "/p9"]) == read
     assert lexical(["/p0", "/p5", "/p7", "/p6", "/p8", "/p9"]) != read
     assert lexical(["/p0", "/p5", "/p6", "/p7", "/p8"]) != read  # the linked one
     # a hit that falls below the minimum similarity changes what is read: the digest
     found.sims[0][2] = -2.0
     below = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
     assert below.digest != before.digest
+
+
+def test_a_touched_page_moving_among_the_hits_read_changes_the_digest_of_no_other() -> None:
+    limits = CandidateLimits(k=3, min_similarity=-1.0)
+    site = _site({})
+    ann = build_index(site.vectors, [p.url for p in site.pages])
+    found = search(site, ["/p0"], ann, limits)
+    src = text()
+    named = named_by_keys(site, "/p0", name_keys(site, src))
+    before = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    assert len(before.hits) == 4  # the source itself and its three nearest pages
+    # the page third in the hits is edited: it becomes the nearest after the source
+    sims, ids = found.sims[0], found.ids[0]
+    edited = before.hits[2]
+    sims[[1, 2, 3]] = [sims[1] + 0.01, sims[1], sims[3]]
+    ids[[1, 2, 3]] = [ids[2], ids[1], ids[3]]
+    after = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    assert after.hits == (before.hits[0], edited, before.hits[1], before.hits[3])
+    assert after.digest == before.digest  # the same pages read, in another order
+    # compared by place, every page between its old and new place moved; by page, only it
+    assert after.moved(before.sims) == [edited, before.hits[1]]
+    assert after.moved(before.sims, before.hits) == [edited]
+    changes = SiteChanges(frozenset({edited}), frozenset())
+    stored = {"digests": {"/p0": before.digest}, "sims": {"/p0": before.sims}}
+    by_place = SourceGate("salt", changes, limits, **stored, targets={"/p0": {edited}})
+    assert not by_place.passes("/p0", after) and by_place.touched == {}  # the whole way
+    gate = SourceGate(
+        "salt", changes, limits, **stored, targets={"/p0": {edited}},
+        hit_urls={"/p0": list(before.hits)},
+    )  # fmt: skip
+    assert not gate.passes("/p0", after) and gate.touched == {"/p0": frozenset({edited})}
+    # an untouched page that moved is found, whatever its place
+    sims[2] += 1e-6
+    again = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    assert again.moved(before.sims, before.hits) == [edited, before.hits[1]]
 
 
 def test_what_a_source_finds_does_not_depend_on_the_sources_searched_beside_it() -> None:
