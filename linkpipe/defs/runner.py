@@ -101,9 +101,11 @@ def _materialize(
 
 
 Step = tuple[str, list[dg.AssetsDefinition], bool]
-# Estimated CPU of the page steps (measured on the 1k benchmark site, docs/benchmarks.md):
+# Estimated CPU of the page steps (docs/benchmarks.md: the 1k site, and the 10k site's 1 %
+# edited refresh, whose 99 edited pages sent 3,769 of 9,626 sources through search and gate):
 CHANGED_PAGE_CPU_S = 0.15  # a new or changed page: extraction, embedding, its anchors
-SITE_PAGE_CPU_S = 0.015  # every page, once any changed: retrieval and rows of its candidates
+REACHED_SOURCES = 40  # sources a changed page reaches (it is among their hits or neighbours)
+SOURCE_CPU_S = 0.008  # a reached source: its search, gate, rows (the others are copied)
 PARALLEL_MIN_CPU_S = 60.0  # below this, one worker: more would spend more on loading than saved
 
 
@@ -185,15 +187,18 @@ def run_workers(db_path: str | Path, crawl_id: str, site_wide: bool = True) -> t
     and extra library threads spin more than they save on small work, so a refresh that
     changed a few pages embeds them in one thread of one process. The estimate is
     :data:`CHANGED_PAGE_CPU_S` per new or changed page plus, for a ``site_wide`` step (the
-    candidates: when any page changed, every shard recomputes its sources),
-    :data:`SITE_PAGE_CPU_S` per page."""
+    candidates: the sources a change reaches are searched and gated, the others copied),
+    :data:`SOURCE_CPU_S` for each of :data:`REACHED_SOURCES` sources per changed page (at
+    most every page). A second worker loads its own spaCy, site context and index (the 10k
+    site's 1 % edited refresh: the candidate step 38.3 / 39.0 CPU-s in two workers, 30.8 /
+    32.2 in one, 3-4 s more wall)."""
     configured = default_workers(DEFAULT_SHARDS)
     if configured == 1 or os.environ.get("LINKPIPE_WORKERS", "").isdigit():
         return configured, threads_per_worker(configured)
     with open_db(db_path) as con:
         work = fetch_dicts(con, "read/count_changed_pages", [crawl_id])[0]
     changed, pages = int(work["changed"] or 0), int(work["pages"] or 0)
-    site = pages * SITE_PAGE_CPU_S if changed and site_wide else 0.0
+    site = min(pages, changed * REACHED_SOURCES) * SOURCE_CPU_S if site_wide else 0.0
     estimate = changed * CHANGED_PAGE_CPU_S + site
     if estimate < PARALLEL_MIN_CPU_S:
         return 1, 1

@@ -57,28 +57,33 @@ def test_workers_follow_the_estimated_work_unless_configured(tmp_path, cores, mo
     _crawl(db, "c1", {f"p{i}": f"h{i}" for i in range(400)})
     _crawl(db, "c2", {f"p{i}": f"h{i}" for i in range(400)} | {"p1": "edited"})
     each = runner.threads_per_worker(2)
-    # 400 new pages: 400 * 0.15 + 400 * 0.015 = 66 CPU-s >= 60: both cores
+    # 400 new pages: 400 * 0.15 + 400 * 0.008 = 63.2 CPU-s >= 60: both cores
     assert runner.run_workers(db, "c1") == (2, each)
-    # one page edited: 0.15 + 400 * 0.015 = 6.15 CPU-s: one worker, one thread, does it all
+    # one page edited: 0.15 + 40 * 0.008 = 0.47 CPU-s: one worker, one thread, does it all
     assert runner.run_workers(db, "c2") == (1, 1)
     monkeypatch.setenv("LINKPIPE_WORKERS", "2")  # the user's choice stands
     assert runner.run_workers(db, "c2") == (2, each)
 
 
-def test_only_the_candidate_step_pays_for_every_page(tmp_path, cores):
+def test_the_candidate_step_pays_for_the_sources_a_change_reaches(tmp_path, cores):
     db = tmp_path / "w.duckdb"
     _crawl(db, "c1", {f"p{i}": f"h{i}" for i in range(2000)})
     _crawl(db, "c2", {f"p{i}": f"h{i}" for i in range(2000)} | {"p1": "edited"})
     each = runner.threads_per_worker(2)
     # summaries and embeddings of one edited page: 0.15 CPU-s, in this process
     assert runner.run_workers(db, "c2", site_wide=False) == (1, 1)
-    # the candidates of every source: 0.15 + 2,000 * 0.015 = 30.15 CPU-s: still one
+    # the candidates of the 40 sources it reaches: 0.15 + 40 * 0.008 = 0.47 CPU-s: one
     assert runner.run_workers(db, "c2", site_wide=True) == (1, 1)
     _crawl(db, "c3", {f"p{i}": f"h{i}" for i in range(2000)} | {f"p{i}": "x" for i in range(200)})
-    # 200 edited pages: their summaries (30 CPU-s) in this process, then every source's
-    # candidates (30 + 30 CPU-s) on both cores
+    # 200 edited pages: their summaries (30 CPU-s) in this process, and the candidates of
+    # every source they reach (all 2,000: 30 + 16 CPU-s) too
     assert runner.run_workers(db, "c3", site_wide=False) == (1, 1)
-    assert runner.run_workers(db, "c3", site_wide=True) == (2, each)
+    assert runner.run_workers(db, "c3", site_wide=True) == (1, 1)
+    _crawl(db, "c4", {f"p{i}": f"h{i}" for i in range(2000)} | {f"p{i}": "y" for i in range(350)})
+    # 350 edited pages: 52.5 CPU-s of summaries, in this process; 52.5 + 16 of candidates,
+    # on both cores
+    assert runner.run_workers(db, "c4", site_wide=False) == (1, 1)
+    assert runner.run_workers(db, "c4", site_wide=True) == (2, each)
     # a first crawl of 2,000 pages: both steps on both cores
     assert runner.run_workers(db, "c1", site_wide=False) == (2, each)
 
@@ -91,3 +96,17 @@ def test_a_page_step_never_gets_fewer_workers_than_an_earlier_one_started():
     assert (pool.workers, pool.threads) == (2, 1)
     runner._size_pool(pool, (1, 1))  # the two started workers serve this step too
     assert (pool.workers, pool.threads) == (2, 1)
+
+
+def test_a_one_percent_refresh_of_ten_thousand_pages_runs_its_candidates_in_one_process(
+    tmp_path, cores
+):
+    db = tmp_path / "w.duckdb"
+    _crawl(db, "c1", {f"p{i}": f"h{i}" for i in range(10_000)})
+    _crawl(db, "c2", {f"p{i}": f"h{i}" for i in range(10_000)} | {f"p{i}": "x" for i in range(100)})
+    # 100 edited pages reach ~4,000 sources: 15 + 4,000 * 0.008 = 47 CPU-s (measured: 31-32 in
+    # one process, 38-39 in two workers)
+    assert runner.run_workers(db, "c2", site_wide=True) == (1, 1)
+    _crawl(db, "c3", {f"p{i}": f"h{i}" for i in range(10_000)} | {f"p{i}": "y" for i in range(500)})
+    # a 5 % edit reaches every source: 75 + 80 CPU-s, on both cores
+    assert runner.run_workers(db, "c3", site_wide=True) == (2, runner.threads_per_worker(2))
