@@ -10,31 +10,30 @@ is *quiet* when:
 
 * its *gate digest* is the one the previous crawl stored: the row digest's salt (code,
   model, settings, TF-IDF statistics, ubiquitous words) with its text, its page facts, the
-  embedding hits retrieval reads (up to the k-th
-  unlinked one, with whether each is a page of the site and reaches the minimum similarity;
-  all of them when there are fewer), the TF-IDF neighbours it links (in order) and what the
-  name index and the other TF-IDF neighbours add (the best name of each target its text
-  names, which targets have a vector, the first unlinked TF-IDF neighbours and the
-  strongest names): what retrieval reads of the TF-IDF neighbours, so that an
-  edited page moving among a source's unread ones does not stop the source. The hits, the
-  linked TF-IDF neighbours and the targets added are digested as sets: what retrieval takes
-  from them does not hang on their order once the set read is the same (it reads up to the
-  k-th unlinked hit, and the first unlinked TF-IDF neighbours), and no row holds a target's
-  place among them, so a touched page moving among a source's hits stops no other pair. The names are
-  looked up from the name keys stored with the source (those its text held as the previous
-  crawl's names went), so its text is not tokenised: when the site's names changed, the
-  keys gone are dropped from them, and only the sources that may hold an added key (their
-  TF-IDF rows weigh its words, :class:`NameChanges`) are tokenised. Those keys are the
-  text's as this crawl's names go whenever the text is the stored one, which the digest
-  tells. A source whose gate digest is the stored one keeps those keys when the gate stops
-  it for one of the reasons below; a quiet source whose keys changed stores them again;
+  embedding hits retrieval reads (up to the k-th unlinked one, with whether each is a page
+  of the site and reaches the minimum similarity; all of them when there are fewer), the
+  TF-IDF neighbours it links and what the name index and the other TF-IDF neighbours add
+  (the best name of each target its text names, which targets have a vector, the first
+  unlinked TF-IDF neighbours and the strongest names): what retrieval reads of the TF-IDF
+  neighbours, so that an edited page moving among a source's unread ones does not stop the
+  source. The hits, the linked TF-IDF neighbours and the targets added are digested as
+  sets: what retrieval takes from them does not hang on their order once the set read is
+  the same (it reads up to the k-th unlinked hit and the first unlinked TF-IDF neighbours),
+  and no row holds a target's place among them. The names are looked up from the name keys
+  stored with the source (those its text held as the previous crawl's names went), so its
+  text is not tokenised: when the site's names changed, the keys gone are dropped from
+  them, and only the sources that may hold an added key (their TF-IDF rows weigh its words,
+  :class:`NameChanges`) are tokenised. Those keys are the text's as this crawl's names go
+  whenever the text is the stored one, which the digest tells. A source whose gate digest is
+  the stored one keeps those keys when the gate stops it for one of the reasons below; a
+  quiet source whose keys changed stores them again;
 * the similarity of each hit read is the stored one, but for touched pages (below): the
   similarities are stored beside the digest (:class:`GateRead`), not in it, best first, and
   compared page by page (the stored hits' URLs, :class:`~kept_hits.StoredHitUrls`) when a
-  touched page moved among them. A hit's
-  similarity is read by its own pair only (its rank is its place in the hits, and which
-  hits are read or become pairs hangs on the thresholds, both in the digest), so an edited
-  page found by many sources recomputes their pairs with it, not the sources;
+  touched page moved among them. A hit's similarity is read by its own pair only (which
+  hits are read or become pairs hangs on the thresholds, in the digest), so an edited page
+  found by many sources, or moving among their hits, recomputes their pairs with it, not
+  the sources;
 * none of the targets of its previous rows is *touched* (:class:`SiteChanges`): a page whose
   stored facts changed, came or went, a page whose incoming links or their anchors changed
   (its co-citation and known anchors), a page for which a one-word name of its own became or
@@ -358,8 +357,8 @@ def names_read(
     """What retrieval and the rows read of the source's names, encoded for the gate digest:
     the best name of each target (key, phrase, kind), whether the target has a vector,
     whether it is strong enough to be found (in the targets' order), and the targets
-    :func:`~retrieval.other_targets` adds (the first unlinked TF-IDF neighbours, then the
-    strongest names), in order. A mention's part is encoded once per site context (a source
+    :func:`~retrieval.other_targets` adds (the first unlinked TF-IDF neighbours and the
+    strongest names, as a set). A mention's part is encoded once per site context (a source
     names ~130 targets, and the site's sources name the same ones over and over)."""
     best = b"".join(_mention_part(site, t, named[t]) for t in sorted(named))
     return best + repr(sorted(other_targets(site, source, lexical, dict(named), limits))).encode()
