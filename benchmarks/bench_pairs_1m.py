@@ -151,7 +151,7 @@ def _row(table: PairTable, urls: list[str], i: int) -> CandidatePair:
     sem, lex, title, mention, cocitation, shared = table.evidence[i].tolist()
     source, target = urls[int(table.source[i])], urls[int(table.target[i])]
     return CandidatePair(
-        source, target, None, sem, lex, title, mention, None, None, None, cocitation, shared,
+        source, target, sem, lex, title, mention, None, None, None, cocitation, shared,
         bool(table.linked[i]), False,
     )  # fmt: skip
 

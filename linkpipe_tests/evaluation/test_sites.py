@@ -168,7 +168,7 @@ def test_the_crawler_reaches_a_page_only_the_sitemap_lists(api_site, tmp_path):
 
 def _candidate(source: str, target: str, sim: float) -> CandidatePair:
     return CandidatePair(
-        source, target, None, sim, 0.3, 0.0, 0.0, None, None, None, 0.0, 0.0, False, False
+        source, target, sim, 0.3, 0.0, 0.0, None, None, None, 0.0, 0.0, False, False
     )
 
 

@@ -11,7 +11,7 @@ from linkpipe.lib.stages.candidate_pairs import ShardRows
 
 def _pair(source: str, target: str, sim: float, phrase: str | None = None) -> CandidatePair:
     return CandidatePair(
-        source, target, 1, sim, 0.1, 0.0, 0.0, phrase, None, None, 0.0, 0.0, False, False
+        source, target, sim, 0.1, 0.0, 0.0, phrase, None, None, 0.0, 0.0, False, False
     )
 
 
