@@ -32,7 +32,7 @@ PHASES = [
     ("linkpipe.lib.links.retrieval", "search", ["linkpipe.lib.links.source_gate"]),
     ("linkpipe.lib.links.candidates", "candidate_rows", ["linkpipe.lib.stages.candidate_pairs"]),
     ("linkpipe.lib.links.source_gate", "name_keys", []),
-    ("linkpipe.lib.links.source_gate", "_digest", []),
+    ("linkpipe.lib.links.source_gate", "gate_digest", []),
     ("linkpipe.lib.links.source_reuse", "SourceReuse.split", []),
     ("linkpipe.lib.stages.parse_cache", "ParseCache.load", []),
     ("linkpipe.lib.text.phrases", "PhraseJudge.prepare", []),
