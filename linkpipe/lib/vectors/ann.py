@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any, cast
 
 import faiss
 import numpy as np
@@ -42,9 +43,40 @@ class AnnIndex:
     build_seconds: float
 
     def search(self, vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(similarities, row ids) of the ``k`` nearest rows for each query vector."""
+        """(similarities, row ids) of the ``k`` nearest rows for each query vector, best first
+        (equal similarities by row id); an exact index's similarities as :func:`exact_order`
+        makes them, the same bits in any batch."""
         k = min(k, len(self.urls))
-        return self.index.search(np.ascontiguousarray(vectors, dtype=np.float32), k)
+        queries = np.ascontiguousarray(vectors, dtype=np.float32)
+        sims, ids = self.index.search(queries, k)
+        if self.kind != "flat_ip" or not len(ids):
+            return sims, ids
+        flat = cast(Any, self.index)  # an IndexFlatIP: its vectors, without a copy
+        stored = faiss.rev_swig_ptr(flat.get_xb(), flat.ntotal * flat.d).reshape(-1, flat.d)
+        return exact_order(queries, stored, ids)
+
+
+def exact_order(
+    queries: np.ndarray, stored: np.ndarray, ids: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The similarities of each query's hits (``ids``: rows of ``stored``, -1 none) computed
+    query by query in float64, and the hits ordered by them (equal ones by row id).
+
+    BLAS adds up a batch's products in an order that may hang on the batch's size and a
+    query's place in it (OpenBLAS's kernels for AMD Zen do: 5-50 % of the similarities
+    differ in their last bits between batches), but the source gate compares a crawl's
+    similarities with the previous crawl's, searched in other batches. A product of two
+    float32 is exact in float64 and any order of the sum errs by ~1e-16, far below float32's
+    step: the float32 similarity is the same in any batch and on any machine. Which pages
+    are among the ``k`` still comes from the index's search (two pages within ~1e-7 at the
+    k-th place may trade it)."""
+    found = ids >= 0
+    sims = np.full(ids.shape, -np.inf, dtype=np.float32)
+    for i, query in enumerate(queries.astype(np.float64)):
+        hits = found[i]
+        sims[i, hits] = stored[ids[i, hits]].astype(np.float64) @ query
+    order = np.lexsort((np.where(found, ids, np.iinfo(ids.dtype).max), -sims), axis=-1)
+    return np.take_along_axis(sims, order, axis=1), np.take_along_axis(ids, order, axis=1)
 
 
 def build_index(
