@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
-EMBEDDER = "embedder"  # sentence-transformers: summaries and anchor words (its load included)
+EMBEDDER = "embedder"  # the embedding model: summaries and anchor words (its load included)
 PARSER = "parser"  # spaCy: the sentences anchors are judged in (its load included)
 MODELS = (EMBEDDER, PARSER)
 

@@ -17,6 +17,8 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from linkpipe.lib.vectors.bert import LeanBert, lean_model
+
 DEFAULT_MODEL = "bundled:all-MiniLM-L6-v2"
 DEVICE_ENV = "LINKPIPE_DEVICE"  # "auto" (default), "cpu", "cuda", "cuda:1", any torch device
 BATCH_SIZES = {"cpu": 32, "cuda": 256}  # texts a call; a GPU needs large batches to be busy
@@ -73,43 +75,62 @@ def resolve_device(device: str | None = None) -> str:
 
 
 class SentenceTransformerEmbedder:
-    """sentence-transformers on a GPU when there is one (see :func:`resolve_device`), else the
-    CPU, batching texts of similar length together.
+    """A sentence-transformers model on a GPU when there is one (see :func:`resolve_device`),
+    else the CPU, batching texts of similar length together.
 
-    The model is loaded when first needed (a vector to compute, or its dimension): a refresh
-    whose texts are all in the embedding cache never loads it (about 5 CPU-s a process). The
-    cache key is (text hash, model id), not the device: a GPU's vectors differ from the CPU's
-    in the last bits only."""
+    A saved model of the common BERT shape (the default model among them) runs through
+    :mod:`~linkpipe.lib.vectors.bert`, without importing sentence-transformers (~5 CPU-s a
+    process); any other through sentence-transformers (``backend`` says which, ``lean_refused``
+    why not the first). The model is loaded when first needed (a vector to compute, or its
+    dimension): a refresh whose texts are all in the embedding cache never loads it. The cache
+    key is (text hash, model id), not the device or the backend: their vectors differ in the
+    last bits only."""
 
     def __init__(
-        self, model: str = DEFAULT_MODEL, batch_size: int | None = None, device: str | None = None
+        self,
+        model: str = DEFAULT_MODEL,
+        batch_size: int | None = None,
+        device: str | None = None,
+        lean: bool = True,
     ):
         self.name, self.path, self.requested = model, resolve_model_path(model), device
+        self.lean = lean  # False: always sentence-transformers (benchmarks, comparisons)
         # The model id is the cache key: the name the user gave (a path stays a path).
         self.model_id = "sentence-transformers/all-MiniLM-L6-v2" if self.path != model else model
         self.requested_batch = batch_size
         self._loaded: Any = None
         self.device, self.batch_size = "", batch_size or BATCH_SIZES["cpu"]
+        self.backend, self.lean_refused = "", ""
 
     @property
     def _model(self) -> Any:
-        """The loaded SentenceTransformer (loaded now if it is not yet)."""
+        """The loaded model (loaded now if it is not yet): a LeanBert or a SentenceTransformer."""
         if self._loaded is None:
-            from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as hf_logging
-
-            hf_logging.set_verbosity(logging.ERROR)
-            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # CLI has its own
-            if os.path.isdir(self.path):
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
             try:
                 self.device = resolve_device(self.requested)
-                self._loaded = SentenceTransformer(self.path, device=self.device)
+                self._loaded = self._load()
             except Exception as exc:  # noqa: BLE001 - any loader failure is a user-facing error
                 raise EmbeddingError(f"cannot load embedding model {self.name!r}: {exc}") from exc
             kind = self.device.split(":")[0]
             self.batch_size = self.requested_batch or BATCH_SIZES.get(kind, BATCH_SIZES["cpu"])
         return self._loaded
+
+    def _load(self) -> Any:
+        """The lean model when the path is a saved model it can run, else sentence-transformers'."""
+        if os.path.isdir(self.path):
+            lean = lean_model(self.path, self.device) if self.lean else "not asked for"
+            if isinstance(lean, LeanBert):
+                self.backend = "torch"
+                return lean
+            self.lean_refused = lean
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity(logging.ERROR)
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # CLI has its own
+        self.backend = "sentence-transformers"
+        return SentenceTransformer(self.path, device=self.device)
 
     @property
     def loaded(self) -> bool:
@@ -119,8 +140,10 @@ class SentenceTransformerEmbedder:
     @property
     def dim(self) -> int:
         """The dimension of the model's vectors."""
-        model = self._model  # sentence-transformers before 6 names it get_sentence_embedding_...
-        named = getattr(model, "get_embedding_dimension", None)
+        model = self._model
+        if isinstance(model, LeanBert):
+            return model.dim
+        named = getattr(model, "get_embedding_dimension", None)  # before 6: get_sentence_...
         return int((named or model.get_sentence_embedding_dimension)() or 0)
 
     def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> Vectors:
@@ -129,17 +152,24 @@ class SentenceTransformerEmbedder:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
-            vecs = self._model.encode(
-                [texts[i] for i in idx],
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-            out[idx] = vecs.astype(np.float32)
+            out[idx] = self._encode([texts[i] for i in idx])
             if progress:
                 progress(min(start + self.batch_size, len(texts)), len(texts))
         return out
+
+    def _encode(self, batch: list[str]) -> Vectors:
+        """Unit vectors of one batch."""
+        model = self._model
+        if isinstance(model, LeanBert):
+            return model.encode(batch)
+        vectors = model.encode(
+            batch,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
 
 
 class HashingEmbedder:
