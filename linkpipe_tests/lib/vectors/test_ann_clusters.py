@@ -10,6 +10,7 @@ from linkpipe.lib.vectors.ann import (
     build_index,
     deserialize,
     exact_neighbours,
+    exact_order,
     list_centroids,
     list_count,
     serialize,
@@ -54,6 +55,24 @@ def test_batches_of_every_size_find_the_exact_neighbours_through_blas():
     whole = ann.search(x[:300], 12)[0]
     parts = [ann.search(x[a:b], 12)[0] for a, b in ((0, 1), (1, 137), (137, 300))]
     assert (np.concatenate(parts).view(np.uint32) == whole.view(np.uint32)).all()
+
+
+def test_exact_order_computes_each_similarity_alone_and_breaks_ties_by_row():
+    stored = np.array([[1.0, 0.0], [0.6, 0.8], [0.6, 0.8], [0.0, 1.0]], dtype=np.float32)
+    queries = np.array([[0.6, 0.8], [1.0, 0.0]], dtype=np.float32)
+    # the index's order and similarities are not trusted: rows 2 and 1 tie, -1 is no hit
+    ids = np.array([[2, 1, 3, 0], [3, 0, -1, 1]], dtype=np.int64)
+    sims, order = exact_order(queries, stored, ids)
+    assert order.tolist() == [[1, 2, 3, 0], [0, 1, 3, -1]]
+    expected = [[1.0, 1.0, 0.8, 0.6], [1.0, 0.6, 0.0, -np.inf]]
+    assert np.allclose(sims, np.array(expected, dtype=np.float32))
+    assert sims.dtype == np.float32
+    # the float32 similarity is the float64 dot product rounded once: no batch can move it
+    rng = np.random.default_rng(3)
+    x = unit(rng, 50, 384)
+    one = exact_order(x[:1], x, np.arange(50)[None, :])[0]
+    exact = np.sort((x[:1].astype(np.float64) @ x.T.astype(np.float64)).astype(np.float32))
+    assert (one[0] == exact[0, ::-1]).all()
 
 
 def test_ivf_index_measures_recall():
