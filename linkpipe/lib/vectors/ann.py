@@ -3,7 +3,8 @@
 Exact (``IndexFlatIP``) below ``exact_threshold`` vectors, IVF-flat above it, with recall@k
 against exact search measured on a sample and returned with the index; an IVF index probes
 the fewest lists that reach :data:`TARGET_RECALL` on that sample. Every search of a batch of
-queries multiplies with BLAS (:data:`BLAS_THRESHOLD`).
+queries multiplies with BLAS (:data:`BLAS_THRESHOLD`); an exact index's hits then get their
+similarities one by one (:func:`exact_order`), the same bits in any batch.
 """
 
 from __future__ import annotations
