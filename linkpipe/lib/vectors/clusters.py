@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -153,10 +154,13 @@ def cluster_summary(
 ) -> pl.DataFrame:
     """One :data:`SUMMARY_SCHEMA` row per non-empty cluster, by cluster id. A cluster of three
     or more pages whose content-link density is under ``gap_density`` is a gap."""
+    cluster_of = {url: c for c, us in clustering.members.items() for url in us}
+    inside = Counter(
+        cluster_of[s] for s, t in content_links if s in cluster_of and cluster_of.get(t) == cluster_of[s]
+    )  # one pass over the links (a pass per cluster was clusters x links)
     rows = []
     for c, us in sorted(clustering.members.items()):
-        inside = set(us)
-        links = sum(1 for s, t in content_links if s in inside and t in inside)
+        links = inside[c]
         possible = len(us) * (len(us) - 1)
         density = links / possible if possible else 0.0
         rows.append(

@@ -15,7 +15,13 @@ from linkpipe.lib.vectors.ann import (
     list_count,
     serialize,
 )
-from linkpipe.lib.vectors.clusters import CLUSTER_SCHEMA, SUMMARY_SCHEMA, cluster_pages
+from linkpipe.lib.vectors.clusters import (
+    CLUSTER_SCHEMA,
+    SUMMARY_SCHEMA,
+    Clustering,
+    cluster_pages,
+    cluster_summary,
+)
 
 
 def unit(rng, n, d):
@@ -135,6 +141,27 @@ def test_clusters_bridges_and_gaps():
     assert a["is_gap"] is False
     assert b["internal_content_links"] == 0 and b["is_gap"] is True  # no links inside
     assert a["size"] + b["size"] == 7
+
+
+def test_cluster_summary_counts_the_links_inside_each_cluster():
+    """Counted in one pass over the links: the counts a pass per cluster gives, links to
+    pages of other clusters or of none (not indexable) and self-links as that pass counts."""
+    rng = np.random.default_rng(5)
+    urls = [f"p{i}" for i in range(60)]
+    members: dict[int, list[str]] = {}
+    for url in urls:
+        members.setdefault(int(rng.integers(0, 4)), []).append(url)
+    pages = [*urls, "outside1", "outside2"]
+    links = {(str(rng.choice(pages)), str(rng.choice(pages))) for _ in range(900)}
+    links |= {("p1", "p1"), ("outside1", "p2")}
+    clustering = Clustering(np.zeros((0, 0)), np.zeros((0, 0)), members, dict.fromkeys(members, ""))
+    summary = {r["cluster_id"]: r for r in cluster_summary(clustering, links, 0.05).to_dicts()}
+    for c, us in members.items():
+        inside = set(us)
+        expected = sum(1 for s, t in links if s in inside and t in inside)
+        assert summary[c]["internal_content_links"] == expected > 0
+        assert summary[c]["link_density"] == round(expected / (len(us) * (len(us) - 1)), 6)
+    assert sorted(summary) == sorted(members)
 
 
 def test_no_pages_give_empty_typed_frames():
