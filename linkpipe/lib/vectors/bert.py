@@ -91,7 +91,21 @@ def lean_model(folder: str | Path, device: str) -> LeanBert | str:
     shape = shape_of(path)
     if isinstance(shape, str):
         return shape
-    return LeanBert.load(path, shape, device)
+    model = LeanBert.load(path, shape, device)
+    missing = [name for name in required_weights(shape) if name not in model.weights]
+    return f"weights missing: {', '.join(missing[:3])}" if missing else model
+
+
+def required_weights(shape: LeanShape) -> list[str]:
+    """The names of the weights :class:`LeanBert` reads (without a ``bert.`` prefix)."""
+    names = [f"embeddings.{e}_embeddings.weight" for e in ("word", "position", "token_type")]
+    parts = ["embeddings.LayerNorm"]
+    for i in range(shape.layers):
+        p = f"encoder.layer.{i}."
+        parts += [f"{p}attention.self.{n}" for n in ("query", "key", "value")]
+        parts += [f"{p}attention.output.{n}" for n in ("dense", "LayerNorm")]
+        parts += [f"{p}intermediate.dense", f"{p}output.dense", f"{p}output.LayerNorm"]
+    return names + [f"{part}.{w}" for part in parts for w in ("weight", "bias")]
 
 
 class LeanBert:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from linkpipe.lib.vectors.bert import LeanShape, lean_model, shape_of
+from linkpipe.lib.vectors.bert import LeanShape, lean_model, required_weights, shape_of
 from linkpipe.lib.vectors.embedding import (
     DEFAULT_MODEL,
     SentenceTransformerEmbedder,
@@ -121,3 +121,17 @@ def test_a_dense_module_or_a_missing_modules_file_is_refused(tmp_path):
     dense = {"idx": 3, "name": "3", "path": "2_Dense", "type": "sentence_transformers.models.Dense"}
     (folder / "modules.json").write_text(json.dumps([*modules, dense]))
     assert "modules other than" in str(shape_of(folder))
+
+
+def test_a_model_whose_weights_lack_a_layer_falls_back_with_the_name(tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    folder = variant(tmp_path)
+    weights = load_file(str(MODEL / "model.safetensors"))
+    del weights["encoder.layer.5.output.dense.weight"]
+    (folder / "model.safetensors").unlink()
+    save_file(weights, str(folder / "model.safetensors"))
+    assert lean_model(folder, "cpu") == "weights missing: encoder.layer.5.output.dense.weight"
+    shape = shape_of(MODEL)
+    assert isinstance(shape, LeanShape) and len(required_weights(shape)) == 3 + 2 + 6 * 16
+    assert set(required_weights(shape)) <= set(load_file(str(MODEL / "model.safetensors")))
