@@ -56,7 +56,10 @@ def run_child(backend: str, texts: Path, limit: int, out: Path) -> dict[str, flo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--texts", type=Path, required=True, help="JSON lines, a string each (bench_embedding_device.py --write-texts)")
+    parser.add_argument(
+        "--texts", type=Path, required=True,
+        help="JSON lines, a string each (bench_embedding_device.py --write-texts)",
+    )  # fmt: skip
     parser.add_argument("--limit", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
@@ -66,8 +69,8 @@ def main() -> None:
             for backend in runs:
                 out = Path(folder) / f"{backend}.npy"
                 runs[backend].append(run_child(backend, args.texts, args.limit, out))
-        diff = np.abs(np.load(Path(folder) / "lean.npy") - np.load(
-            Path(folder) / "sentence-transformers.npy")).max()  # fmt: skip
+        lean, full = (np.load(Path(folder) / f"{b}.npy") for b in runs)
+        diff = np.abs(lean - full).max()
     print(f"{args.limit} texts, {args.rounds} rounds, alternating, each a fresh process")
     print("| backend | imports and load, CPU s | embedding, CPU s | total |")
     print("|---|---|---|---|")

@@ -155,9 +155,9 @@ def cluster_summary(
     """One :data:`SUMMARY_SCHEMA` row per non-empty cluster, by cluster id. A cluster of three
     or more pages whose content-link density is under ``gap_density`` is a gap."""
     cluster_of = {url: c for c, us in clustering.members.items() for url in us}
-    inside = Counter(
-        cluster_of[s] for s, t in content_links if s in cluster_of and cluster_of.get(t) == cluster_of[s]
-    )  # one pass over the links (a pass per cluster was clusters x links)
+    inside = Counter(  # one pass over the links (a pass per cluster was clusters x links)
+        c for s, t in content_links if (c := cluster_of.get(s, -1)) == cluster_of.get(t, -2)
+    )
     rows = []
     for c, us in sorted(clustering.members.items()):
         links = inside[c]
