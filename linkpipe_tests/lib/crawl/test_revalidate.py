@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from linkpipe.lib.crawl import CrawlConfig
-from linkpipe.lib.crawl.revalidate import MAX_FAILURES, MAX_THREADS, revalidate
+from linkpipe.lib.crawl.revalidate import MAX_CONNECTIONS, MAX_FAILURES, revalidate
 from linkpipe.lib.records import PageRecord
 from linkpipe_tests.lib.crawl.test_crawl import Crawled, Route, Routes, crawl, page, serve
 
@@ -99,7 +99,7 @@ def test_no_direct_requests_through_a_proxy_or_a_closed_network(
     requests = {f"{dead}/p{i}/": {"If-None-Match": f'"v{i}"'} for i in range(60)}
     closed = revalidate(CrawlConfig(dead + "/", obey_robots=False), requests)
     assert closed.not_modified == {} and closed.requests == 0
-    assert MAX_FAILURES <= closed.failed <= MAX_FAILURES + MAX_THREADS  # then it gave up
+    assert MAX_FAILURES <= closed.failed <= MAX_FAILURES + MAX_CONNECTIONS  # then it gave up
     unreachable_robots = revalidate(CrawlConfig(dead + "/"), requests)
     assert unreachable_robots.failed == 1  # robots.txt only: the host is left to the spider
     monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")
@@ -110,3 +110,19 @@ def test_no_direct_requests_through_a_proxy_or_a_closed_network(
     monkeypatch.setenv("no_proxy", "127.0.0.1")
     bypassed = revalidate(CrawlConfig(dead + "/", obey_robots=False), requests)
     assert bypassed.failed >= MAX_FAILURES  # no proxy for this host: sent directly
+
+
+def test_a_validator_that_cannot_be_sent_leaves_its_url_to_the_spider(tmp_path: Path) -> None:
+    STATE.update(edited=False, robots="")
+    with serve(_routes) as site:
+        requests = {
+            site.base + "/d3/": {"If-None-Match": '"v3"'},
+            site.base + "/d1/": {"If-None-Match": '"v1"\r\nX-Injected: 1'},
+            site.base + "/d0/": {"If-None-Match": '"v0"'},
+            site.base + "/d2/": {"If-None-Match": '"stale"'},
+        }
+        answered = revalidate(CrawlConfig(site.base + "/", obey_robots=False), requests)
+    # in the order asked; the broken validator never sent, and not counted as a failure
+    assert list(answered.not_modified) == [site.base + "/d3/", site.base + "/d0/"]
+    assert (answered.requests, answered.failed) == (3, 0)
+    assert "/d1/" not in site.hits and site.hits["/d2/"] == 1

@@ -1,0 +1,139 @@
+"""The refresh's conditional GETs (lib/crawl/conditional.py) against a raw server on loopback
+that answers from a script: heads parsed (repeated headers joined, an interim 100 skipped),
+connections kept while an answer allows it and opened again when one allows it not or the
+server closed it, a URL or header value that cannot go on the wire never sent."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from linkpipe.lib.crawl.conditional import (
+    BadRequest,
+    Connections,
+    head_of,
+    keeps_alive,
+    request_bytes,
+)
+
+NOT_MODIFIED = b'HTTP/1.1 304 Not Modified\r\nETag: "v1"\r\n\r\n'
+Reply = Callable[[bytes], tuple[bytes, bool]]  # request head -> (answer bytes, close after)
+
+
+@contextmanager
+def raw_server(reply: Reply) -> Iterator[tuple[str, list[int]]]:
+    """A loopback server answering each request head with ``reply``; yields its base URL and
+    the connection number each request came on."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    seen: list[int] = []
+
+    def serve(conn: socket.socket, number: int) -> None:
+        buf = b""
+        with conn:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    buf += chunk
+                head, _, buf = buf.partition(b"\r\n\r\n")
+                seen.append(number)
+                answer, close = reply(head)
+                conn.sendall(answer)
+                if close:
+                    return
+
+    def accept() -> None:
+        number = 0
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(conn, number), daemon=True).start()
+            number += 1
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", seen
+    finally:
+        listener.close()
+
+
+def _get_all(base: str, paths: list[str], headers: dict[str, str] | None = None) -> list:
+    async def run() -> list:
+        connections = Connections(timeout_s=5.0)
+        try:
+            return [await connections.get(base + p, headers or {}) for p in paths]
+        finally:
+            connections.close()
+
+    return asyncio.run(run())
+
+
+def test_heads_are_parsed_with_repeated_headers_joined() -> None:
+    answer = head_of(b"HTTP/1.1 304 Not Modified\r\nVary: a\r\nETAG: x\r\nvary: b\r\n\r\n")
+    assert (answer.status, answer.version, answer.size) == (304, "HTTP/1.1", 27 + 3 * 9 + 2)
+    assert answer.headers == {"vary": "a, b", "etag": "x"}
+    with pytest.raises(ValueError, match="not an HTTP status line"):
+        head_of(b"SSH-2.0-OpenSSH\r\n\r\n")
+
+
+def test_only_a_bodiless_answer_that_allows_it_keeps_the_connection() -> None:
+    def kept(raw: bytes) -> bool:
+        return keeps_alive(head_of(raw))
+
+    assert kept(NOT_MODIFIED)
+    assert not kept(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")
+    assert not kept(b"HTTP/1.1 304 Not Modified\r\nConnection: close\r\n\r\n")
+    assert not kept(b"HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n\r\n")
+    assert not kept(b"HTTP/1.0 304 Not Modified\r\n\r\n")
+    assert kept(b"HTTP/1.0 304 Not Modified\r\nConnection: Keep-Alive\r\n\r\n")
+
+
+def test_a_request_with_a_line_break_or_a_space_is_never_built() -> None:
+    wire = request_bytes("http://u:p@example.org:8080/a?b=1", {"If-None-Match": '"v"'})
+    assert wire == b'GET /a?b=1 HTTP/1.1\r\nHost: example.org:8080\r\nIf-None-Match: "v"\r\n\r\n'
+    with pytest.raises(BadRequest):
+        request_bytes("http://example.org/a", {"If-None-Match": '"v"\r\nX-Evil: 1'})
+    with pytest.raises(BadRequest):
+        request_bytes("http://example.org/a b", {})
+
+
+def test_kept_connections_carry_304s_and_close_after_any_other_answer() -> None:
+    def reply(head: bytes) -> tuple[bytes, bool]:
+        if head.startswith(b"GET /changed "):
+            return b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nbody", False
+        if head.startswith(b"GET /slow "):
+            return b"HTTP/1.1 100 Continue\r\n\r\n" + NOT_MODIFIED, False
+        return NOT_MODIFIED, False
+
+    with raw_server(reply) as (base, seen):
+        answers = _get_all(base, ["/a", "/slow", "/changed", "/b", "/c"])
+    assert [a.status for a in answers] == [304, 304, 200, 304, 304]
+    assert answers[0].headers == {"etag": '"v1"'}
+    assert seen == [0, 0, 0, 1, 1]  # the 200's body is never read: a new connection after it
+
+
+def test_a_connection_the_server_closed_is_opened_again_once() -> None:
+    def reply(head: bytes) -> tuple[bytes, bool]:
+        return NOT_MODIFIED, True  # says nothing, closes after each answer
+
+    with raw_server(reply) as (base, seen):
+        answers = _get_all(base, ["/a", "/b", "/c"])
+    assert [a.status for a in answers] == [304, 304, 304]
+    assert seen == [0, 1, 2]
+
+
+def test_no_answer_is_an_oserror_and_a_garbled_one_a_valueerror() -> None:
+    silent = raw_server(lambda head: (b"", True))
+    with silent as (base, _), pytest.raises(OSError, match="closed before an answer"):
+        _get_all(base, ["/a"])
+    garbled = raw_server(lambda head: (b"garbage\r\n\r\n", False))
+    with garbled as (base, _), pytest.raises(ValueError, match="not an HTTP status line"):
+        _get_all(base, ["/a"])
