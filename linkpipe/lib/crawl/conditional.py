@@ -84,10 +84,10 @@ Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 class Connections:
     """One worker's kept-alive connections, one per (scheme, host)."""
 
-    def __init__(self, timeout_s: float) -> None:
+    def __init__(self, timeout_s: float, tls: ssl.SSLContext | None = None) -> None:
         self.timeout_s = timeout_s
         self.open: dict[tuple[str, str], Stream] = {}
-        self._tls: ssl.SSLContext | None = None
+        self._tls = tls  # for https: the default context (certificates checked) unless given
 
     async def get(self, url: str, headers: dict[str, str]) -> Answer:
         """The answer to a GET of ``url``; OSError, ValueError (a malformed or oversized head)

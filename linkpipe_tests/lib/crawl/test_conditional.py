@@ -6,10 +6,14 @@ server closed it, a URL or header value that cannot go on the wire never sent.""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import ipaddress
 import socket
+import ssl
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -26,9 +30,11 @@ Reply = Callable[[bytes], tuple[bytes, bool]]  # request head -> (answer bytes, 
 
 
 @contextmanager
-def raw_server(reply: Reply) -> Iterator[tuple[str, list[int]]]:
-    """A loopback server answering each request head with ``reply``; yields its base URL and
-    the connection number each request came on."""
+def raw_server(
+    reply: Reply, tls: ssl.SSLContext | None = None
+) -> Iterator[tuple[str, list[int]]]:
+    """A loopback server answering each request head with ``reply`` (over TLS with ``tls``);
+    yields its base URL and the connection number each request came on."""
     listener = socket.create_server(("127.0.0.1", 0))
     seen: list[int] = []
 
@@ -53,23 +59,26 @@ def raw_server(reply: Reply) -> Iterator[tuple[str, list[int]]]:
         while True:
             try:
                 conn, _ = listener.accept()
+                if tls is not None:
+                    conn = tls.wrap_socket(conn, server_side=True)
             except OSError:
                 return
             threading.Thread(target=serve, args=(conn, number), daemon=True).start()
             number += 1
 
     threading.Thread(target=accept, daemon=True).start()
+    scheme = "https" if tls is not None else "http"
     try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}", seen
+        yield f"{scheme}://127.0.0.1:{listener.getsockname()[1]}", seen
     finally:
         listener.close()
 
 
-def _get_all(base: str, paths: list[str], headers: dict[str, str] | None = None) -> list:
+def _get_all(base: str, paths: list[str], tls: ssl.SSLContext | None = None) -> list:
     async def run() -> list:
-        connections = Connections(timeout_s=5.0)
+        connections = Connections(timeout_s=5.0, tls=tls)
         try:
-            return [await connections.get(base + p, headers or {}) for p in paths]
+            return [await connections.get(base + p, {}) for p in paths]
         finally:
             connections.close()
 
@@ -137,3 +146,44 @@ def test_no_answer_is_an_oserror_and_a_garbled_one_a_valueerror() -> None:
     garbled = raw_server(lambda head: (b"garbage\r\n\r\n", False))
     with garbled as (base, _), pytest.raises(ValueError, match="not an HTTP status line"):
         _get_all(base, ["/a"])
+
+
+def _self_signed(folder: Path) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """(server, client) TLS contexts for a certificate of 127.0.0.1 only the client trusts."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1)).not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )  # fmt: skip
+    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ))  # fmt: skip
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    return server, ssl.create_default_context(cafile=str(folder / "cert.pem"))
+
+
+def test_https_304s_on_one_kept_connection_and_an_untrusted_certificate_refused(
+    tmp_path: Path,
+) -> None:
+    server, client = _self_signed(tmp_path)
+    with raw_server(lambda head: (NOT_MODIFIED, False), tls=server) as (base, seen):
+        answers = _get_all(base, ["/a", "/b", "/c"], tls=client)
+        assert [a.status for a in answers] == [304, 304, 304] and seen == [0, 0, 0]
+        with pytest.raises(ssl.SSLError, match="CERTIFICATE_VERIFY_FAILED"):
+            _get_all(base, ["/a"])  # the default context: the certificate is not trusted
