@@ -63,9 +63,10 @@ def keeps_alive(answer: Answer) -> bool:
     return no_body and h.get("content-length", "0").strip() in ("", "0")
 
 
-def request_bytes(url: str, headers: dict[str, str]) -> bytes:
-    """The request line and headers of a GET of ``url``. Raises :class:`BadRequest`."""
-    parts = urlsplit(url)
+def request_bytes(url: str | SplitResult, headers: dict[str, str]) -> bytes:
+    """The request line and headers of a GET of ``url`` (or its parts). Raises
+    :class:`BadRequest`."""
+    parts = url if isinstance(url, SplitResult) else urlsplit(url)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     host = parts.netloc.rpartition("@")[2]
     if _UNSAFE.search(target) or _UNSAFE.search(host):
@@ -89,12 +90,12 @@ class Connections:
         self.open: dict[tuple[str, str], Stream] = {}
         self._tls = tls  # for https: the default context (certificates checked) unless given
 
-    async def get(self, url: str, headers: dict[str, str]) -> Answer:
+    async def get(self, url: str | SplitResult, headers: dict[str, str]) -> Answer:
         """The answer to a GET of ``url``; OSError, ValueError (a malformed or oversized head)
         or TimeoutError when there is none. A connection kept from an earlier answer that
         fails is replaced once."""
-        wire = request_bytes(url, headers)
-        parts = urlsplit(url)
+        parts = url if isinstance(url, SplitResult) else urlsplit(url)
+        wire = request_bytes(parts, headers)
         key = (parts.scheme, parts.netloc)
         for attempt in (1, 2):
             reused = key in self.open

@@ -20,7 +20,7 @@ import http.client
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 from urllib.request import getproxies, proxy_bypass
 
 from protego import Protego
@@ -93,16 +93,15 @@ def _robots_text(cfg: CrawlConfig, tally: _Tally, scheme: str, netloc: str) -> s
 
 
 def _allowed_hosts(
-    cfg: CrawlConfig, tally: _Tally, urls: Iterable[str]
+    cfg: CrawlConfig, tally: _Tally, hosts: Iterable[tuple[str, str]]
 ) -> dict[tuple[str, str], Protego | None]:
     """Each (scheme, host)'s robots.txt rules (None: its Crawl-delay, or no answer at all,
     leaves it to the spider)."""
     rules: dict[tuple[str, str], Protego | None] = {}
-    for url in urls:
-        scheme, netloc = key = urlsplit(url)[:2]
+    for key in hosts:
         if key in rules:
             continue
-        text = _robots_text(cfg, tally, scheme, netloc)
+        text = _robots_text(cfg, tally, *key)
         if text is None:
             rules[key] = None
             continue
@@ -123,13 +122,13 @@ def revalidate(
     half of ``cfg.total_time_s`` (a slow site's remaining URLs are left to the spider).
     ``progress(answered, left)`` is called at most twice a second."""
     tally = _Tally()
-    urls = list(requests)[: cfg.max_pages]
-    proxied = _proxied_hosts({urlsplit(u)[:2] for u in urls})
-    urls = [u for u in urls if urlsplit(u)[:2] not in proxied]
+    split = {url: urlsplit(url) for url in list(requests)[: cfg.max_pages]}
+    proxied = _proxied_hosts({parts[:2] for parts in split.values()})
+    urls = [u for u, parts in split.items() if parts[:2] not in proxied]
     if cfg.obey_robots:
-        rules = _allowed_hosts(cfg, tally, urls)
-        urls = [u for u in urls if _permitted(rules.get(urlsplit(u)[:2]), u, cfg.user_agent)]
-    sending = _Sending(cfg, requests, urls, tally, progress)
+        rules = _allowed_hosts(cfg, tally, (split[u][:2] for u in urls))
+        urls = [u for u in urls if _permitted(rules.get(split[u][:2]), u, cfg.user_agent)]
+    sending = _Sending(cfg, requests, urls, split, tally, progress)
     asyncio.run(sending.all(max(1, min(MAX_CONNECTIONS, cfg.concurrency))))
     found = {url: sending.found[url] for url in urls if url in sending.found}  # in URL order
     return Revalidation(found, tally.requests, tally.bytes, tally.failed)
@@ -142,6 +141,7 @@ class _Sending:
     cfg: CrawlConfig
     requests: dict[str, dict[str, str]]
     urls: list[str]
+    split: dict[str, SplitResult]  # each URL's parts
     tally: _Tally
     progress: Progress | None
     found: dict[str, NotModified] = field(default_factory=dict)
@@ -164,7 +164,7 @@ class _Sending:
                     continue
                 started = time.perf_counter()
                 try:
-                    answer = await connections.get(url, {**sent, **self.requests[url]})
+                    answer = await connections.get(self.split[url], {**sent, **self.requests[url]})
                 except BadRequest:
                     continue
                 except (OSError, ValueError):
