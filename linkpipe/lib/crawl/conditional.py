@@ -2,8 +2,9 @@
 the status line and headers of each answer are read, never a body (a 304 has none; any other
 answer closes its connection unread, the page is the spider's to fetch).
 
-http.client in a pool of threads cost ~0.44 ms of CPU a request on loopback (its header parser,
-the pool, the GIL passing between threads); this ~0.12 ms (``benchmarks/bench_revalidate.py``).
+http.client in a pool of eight threads cost ~0.35 ms of CPU a request on loopback (its header
+parser, the pool, the GIL passing between threads); this ~0.2 ms, about what one http.client
+connection asking one URL after another costs (``benchmarks/bench_revalidate.py``).
 A kept-alive connection is closed after an answer that may carry a body, says
 ``Connection: close`` or comes from an HTTP/1.0 server that does not keep it alive; one the
 server closed between two requests is opened again once."""
