@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import trafilatura
 from lxml import etree
 
 BLOCK_KINDS = {
@@ -234,6 +233,8 @@ def extract_main_content(html: str, url: str = "", fast: bool = False) -> MainCo
     """Main content of a page, boilerplate removed, with offsets (never raises on bad HTML)."""
     if not html or not html.strip():
         return MainContent(error="empty document")
+    import trafilatura  # ~0.3 CPU-s to import: a refresh with no page to extract never does
+
     try:
         doc = trafilatura.bare_extraction(
             html,

@@ -17,6 +17,7 @@ STATS_FILE = "stats.json"
 CONFIG_FILE = "crawl_config.json"
 PREVIOUS_FILE = "previous.jsonl"
 PARSES_FILE = "parses.jsonl"
+PROGRESS_PREFIX = "LINKPIPE-PROGRESS"  # a stderr line of the worker: "<prefix> done queued"
 
 
 class PreviousPage(TypedDict, total=False):

@@ -1,15 +1,19 @@
-"""Turning Scrapy responses and failures into PageRecord fields."""
+"""Turning Scrapy responses and failures into PageRecord fields.
+
+Scrapy is imported only where it runs (the crawler's process): the importers and the refresh's
+conditional requests use the helpers that need none of it, and the runner process does not pay
+~0.4 CPU-s importing Scrapy and Twisted for them."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
-
-from scrapy.exceptions import IgnoreRequest
-from scrapy.http import Request, Response
-from twisted.python.failure import Failure
+from typing import TYPE_CHECKING, Any
 
 from linkpipe.lib.records import PageRecord
+
+if TYPE_CHECKING:
+    from scrapy.http import Request, Response
+    from twisted.python.failure import Failure
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 # error kind -> words for the one-line message when the start URL fails
@@ -79,6 +83,8 @@ def fill_answer_fields(
 
 def classify_failure(failure: Failure) -> str:
     """A short error kind for a failed download ("timeout", "dns", "connection_refused"...)."""
+    from scrapy.exceptions import IgnoreRequest  # the crawler's process has Scrapy loaded
+
     exc: Any = failure.value
     if isinstance(exc, IgnoreRequest):
         text = str(exc).lower()

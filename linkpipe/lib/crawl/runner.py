@@ -20,13 +20,13 @@ import linkpipe
 from linkpipe.lib.crawl.config import (
     CONFIG_FILE,
     PREVIOUS_FILE,
+    PROGRESS_PREFIX,
     STATS_FILE,
     CrawlConfig,
     CrawlError,
     CrawlResult,
 )
 from linkpipe.lib.crawl.output import write_previous
-from linkpipe.lib.crawl.spider import PROGRESS_PREFIX
 
 Progress = Callable[[int, int], None]
 GRACE_S = 60.0  # beyond total_time_s before the worker is killed

@@ -18,7 +18,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from linkpipe.lib.crawl import fetch
-from linkpipe.lib.crawl.config import CrawlConfig, PreviousPage
+from linkpipe.lib.crawl.config import PROGRESS_PREFIX, CrawlConfig, PreviousPage
 from linkpipe.lib.crawl.frontier import FETCH, ROBOTS, ROBOTS_UNKNOWN, SEEN, TRAP, Frontier
 from linkpipe.lib.crawl.output import CrawlOutput, PreviousCrawl
 from linkpipe.lib.crawl.redirects import RedirectTracker
@@ -33,7 +33,6 @@ from linkpipe.lib.html.templates import SAMPLE_PAGES, TemplateDetector
 from linkpipe.lib.records import PageRecord
 from linkpipe.lib.urls import normalize_url, url_host, url_pattern
 
-PROGRESS_PREFIX = "LINKPIPE-PROGRESS"
 RESUMABLE = ("frontier", "redirects", "sitemap", "flags", "templates", "tally")  # kept in JOBDIR
 PAGE_META = {"dont_redirect": True, "handle_httpstatus_all": True, "lp_kind": "page"}
 

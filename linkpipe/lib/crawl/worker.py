@@ -17,12 +17,12 @@ from typing import Any
 
 from scrapy.crawler import CrawlerProcess
 
-from linkpipe.lib.crawl.config import LINKS_FILE, STATS_FILE, CrawlConfig
+from linkpipe.lib.crawl.config import LINKS_FILE, PROGRESS_PREFIX, STATS_FILE, CrawlConfig
 from linkpipe.lib.crawl.fetch import ERROR_WORDS
 from linkpipe.lib.crawl.middleware import BYTES_STAT, REQUESTS_STAT
 from linkpipe.lib.crawl.output import RAW_LINKS_FILE, CrawlOutput, PreviousCrawl
 from linkpipe.lib.crawl.revalidate import Revalidation, revalidate
-from linkpipe.lib.crawl.spider import PROGRESS_PREFIX, LinkSpider
+from linkpipe.lib.crawl.spider import LinkSpider
 from linkpipe.lib.html.templates import apply_to_links_file
 from linkpipe.lib.urls import same_site
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import minimize
 
 from linkpipe.lib.hashing import url_number
 from linkpipe.lib.links.pair_table import PairTable, as_table
@@ -107,6 +106,8 @@ def fit_logistic(x: NDArray[np.float64], y: NDArray[np.bool_]) -> NDArray[np.flo
         grad = np.append(x.T @ slope, slope.sum())
         grad[:-1] += 2 * L2 * params[:-1]
         return value + L2 * float(params[:-1] @ params[:-1]), grad
+
+    from scipy.optimize import minimize  # ~0.4 CPU-s to import: only a run that fits pays it
 
     bounds = [(0.0, None)] * x.shape[1] + [(None, None)]
     start = np.append(np.ones(x.shape[1]), 0.0)
