@@ -88,11 +88,13 @@ class PreviousCrawl:
     The file :func:`write_previous` writes holds one small JSON line a page (no HTML), and the
     HTML of every page, compressed as ``html_z`` stores it, follows in a second file
     (``<name>.html``): building the index decodes no HTML (API reference pages run to hundreds
-    of kilobytes)."""
+    of kilobytes). Each file is opened once, at the first read of it (a refresh reads both for
+    every page that answers 304), and closed by :meth:`close`."""
 
     def __init__(self, path: Path | None, normalize_kwargs: dict[str, Any]) -> None:
         self.path = path
         self.index: dict[str, tuple[str, str, int]] = {}  # url -> (etag, last_modified, offset)
+        self._files: dict[Path, IO[bytes]] = {}
         if path is None or not path.exists():
             return
         with path.open("rb") as handle:
@@ -149,16 +151,27 @@ class PreviousCrawl:
         entry = self.index.get(url)
         if entry is None or self.path is None:
             return None
-        with self.path.open("rb") as handle:
-            handle.seek(entry[2])
-            line: dict[str, Any] = json.loads(handle.readline())
+        handle = self._file(self.path)
+        handle.seek(entry[2])
+        line: dict[str, Any] = json.loads(handle.readline())
         return line
 
     def _blob(self, at: list[int] | tuple[int, int]) -> bytes:
         assert self.path is not None
-        with _html_path(self.path).open("rb") as handle:
-            handle.seek(at[0])
-            return handle.read(at[1])
+        handle = self._file(_html_path(self.path))
+        handle.seek(at[0])
+        return handle.read(at[1])
+
+    def _file(self, path: Path) -> IO[bytes]:
+        if path not in self._files:
+            self._files[path] = path.open("rb")
+        return self._files[path]
+
+    def close(self) -> None:
+        """Close the files read so far (a later read opens them again)."""
+        for handle in self._files.values():
+            handle.close()
+        self._files.clear()
 
 
 def _html_path(path: Path) -> Path:

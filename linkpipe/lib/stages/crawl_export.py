@@ -212,6 +212,8 @@ def materialize_crawl_export(db_path: str | Path, crawl_id: str, n_shards: int) 
                 },
             )
             execute(con, "write/update_crawl_stats", [json.dumps(result.stats), crawl_id])
+        if stored is not None:
+            stored.close()
         pages_preview = [
             {"url": p.url, "status": p.status, "title": p.title, "depth": p.depth}
             for _, p in zip(range(5), result.iter_pages(), strict=False)

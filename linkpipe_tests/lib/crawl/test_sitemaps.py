@@ -150,3 +150,11 @@ def test_previous_pages_have_one_writer_and_one_reader(tmp_path: Path) -> None:
     }
     assert previous.parse_z(page) == b"" and previous.carried("https://a.example/") == (None, None)
     assert previous.row("https://a.example/no-validator") is None
+    # both files stay open between reads, in any order, and open again after close()
+    earlier = previous.row("https://a.example/earlier")
+    assert earlier is not None and previous.parse_z(earlier) == b"P"
+    assert previous.html(page) == "<p>café</p>" and previous.html(earlier) == "<p>4</p>"
+    assert len(previous._files) == 2
+    previous.close()
+    assert previous._files == {} and previous.html(earlier) == "<p>4</p>"
+    previous.close()
