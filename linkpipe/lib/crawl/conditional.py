@@ -5,8 +5,8 @@ answer closes its connection unread, the page is the spider's to fetch).
 http.client in a pool of eight threads cost ~0.35 ms of CPU a request on loopback (its header
 parser, the pool, the GIL passing between threads); this ~0.2 ms, about what one http.client
 connection asking one URL after another costs (``benchmarks/bench_revalidate.py``).
-A kept-alive connection is closed after an answer that may carry a body, says
-``Connection: close`` or comes from an HTTP/1.0 server that does not keep it alive; one the
+A kept-alive connection is closed after any answer but a 304 (the one without a body), one that
+says ``Connection: close`` and one from an HTTP/1.0 server that does not keep it alive; one the
 server closed between two requests is opened again once."""
 
 from __future__ import annotations
@@ -55,13 +55,13 @@ def head_of(raw: bytes) -> Answer:
 
 
 def keeps_alive(answer: Answer) -> bool:
-    """Whether the connection can carry the next request after this answer, unread."""
-    h = answer.headers
-    tokens = {t.strip().lower() for t in h.get("connection", "").split(",")}
+    """Whether the connection can carry the next request after this answer, unread: a 304
+    (which never has a body, whatever Content-Length it states, as http.client reads it) on
+    a connection the server keeps alive."""
+    tokens = {t.strip().lower() for t in answer.headers.get("connection", "").split(",")}
     if "close" in tokens or (answer.version == "HTTP/1.0" and "keep-alive" not in tokens):
         return False
-    no_body = answer.status == 304 and "transfer-encoding" not in h
-    return no_body and h.get("content-length", "0").strip() in ("", "0")
+    return answer.status == 304
 
 
 def request_bytes(url: str | SplitResult, headers: dict[str, str]) -> bytes:

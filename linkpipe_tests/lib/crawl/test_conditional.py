@@ -93,14 +93,15 @@ def test_heads_are_parsed_with_repeated_headers_joined() -> None:
         head_of(b"SSH-2.0-OpenSSH\r\n\r\n")
 
 
-def test_only_a_bodiless_answer_that_allows_it_keeps_the_connection() -> None:
+def test_only_a_304_that_allows_it_keeps_the_connection() -> None:
     def kept(raw: bytes) -> bool:
         return keeps_alive(head_of(raw))
 
     assert kept(NOT_MODIFIED)
+    assert kept(b"HTTP/1.1 304 Not Modified\r\nContent-Length: 5120\r\n\r\n")  # the entity's
     assert not kept(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")
+    assert not kept(b"HTTP/1.1 204 No Content\r\n\r\n")
     assert not kept(b"HTTP/1.1 304 Not Modified\r\nConnection: close\r\n\r\n")
-    assert not kept(b"HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n\r\n")
     assert not kept(b"HTTP/1.0 304 Not Modified\r\n\r\n")
     assert kept(b"HTTP/1.0 304 Not Modified\r\nConnection: Keep-Alive\r\n\r\n")
 
@@ -120,13 +121,15 @@ def test_kept_connections_carry_304s_and_close_after_any_other_answer() -> None:
             return b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nbody", False
         if head.startswith(b"GET /slow "):
             return b"HTTP/1.1 100 Continue\r\n\r\n" + NOT_MODIFIED, False
+        if head.startswith(b"GET /sized "):
+            return b"HTTP/1.1 304 Not Modified\r\nContent-Length: 5120\r\n\r\n", False
         return NOT_MODIFIED, False
 
     with raw_server(reply) as (base, seen):
-        answers = _get_all(base, ["/a", "/slow", "/changed", "/b", "/c"])
-    assert [a.status for a in answers] == [304, 304, 200, 304, 304]
+        answers = _get_all(base, ["/a", "/slow", "/sized", "/changed", "/b", "/c"])
+    assert [a.status for a in answers] == [304, 304, 304, 200, 304, 304]
     assert answers[0].headers == {"etag": '"v1"'}
-    assert seen == [0, 0, 0, 1, 1]  # the 200's body is never read: a new connection after it
+    assert seen == [0, 0, 0, 0, 1, 1]  # the 200's body is never read: a new connection after it
 
 
 def test_a_connection_the_server_closed_is_opened_again_once() -> None:
