@@ -129,7 +129,12 @@ def revalidate(
         rules = _allowed_hosts(cfg, tally, (split[u][:2] for u in urls))
         urls = [u for u in urls if _permitted(rules.get(split[u][:2]), u, cfg.user_agent)]
     sending = _Sending(cfg, requests, urls, split, tally, progress)
-    asyncio.run(sending.all(max(1, min(MAX_CONNECTIONS, cfg.concurrency))))
+    loop = asyncio.new_event_loop()  # not set as the thread's loop: Scrapy's reactor comes next
+    try:
+        loop.run_until_complete(sending.all(max(1, min(MAX_CONNECTIONS, cfg.concurrency))))
+        loop.run_until_complete(loop.shutdown_default_executor())  # name lookups' threads
+    finally:
+        loop.close()
     found = {url: sending.found[url] for url in urls if url in sending.found}  # in URL order
     return Revalidation(found, tally.requests, tally.bytes, tally.failed)
 
