@@ -68,9 +68,11 @@ class _Tally:
         return self.failures >= MAX_FAILURES
 
     def answered(self, size: int) -> None:
+        """An answer came, ``size`` bytes of head: the failures in a row end."""
         self.requests, self.bytes, self.failures = self.requests + 1, self.bytes + size, 0
 
     def lost(self) -> None:
+        """A request got no answer (a network error, a timeout, a garbled head)."""
         self.failures, self.failed = self.failures + 1, self.failed + 1
 
 
