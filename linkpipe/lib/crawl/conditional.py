@@ -70,8 +70,8 @@ def request_bytes(url: str | SplitResult, headers: dict[str, str]) -> bytes:
     parts = url if isinstance(url, SplitResult) else urlsplit(url)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     host = parts.netloc.rpartition("@")[2]
-    if _UNSAFE.search(target) or _UNSAFE.search(host):
-        raise BadRequest(f"not a request target: {url!r}")
+    if not parts.hostname or _UNSAFE.search(target) or _UNSAFE.search(host):
+        raise BadRequest(f"not a request target: {parts.geturl()!r}")  # no host: not localhost
     lines = [f"GET {target} HTTP/1.1", f"Host: {host}"]
     for name, value in headers.items():
         if _UNSAFE_VALUE.search(value) or _UNSAFE.search(name):

@@ -113,6 +113,8 @@ def test_a_request_with_a_line_break_or_a_space_is_never_built() -> None:
         request_bytes("http://example.org/a", {"If-None-Match": '"v"\r\nX-Evil: 1'})
     with pytest.raises(BadRequest):
         request_bytes("http://example.org/a b", {})
+    with pytest.raises(BadRequest):  # no host: never sent (a name lookup of none is localhost)
+        request_bytes("http:///a", {})
 
 
 def test_kept_connections_carry_304s_and_close_after_any_other_answer() -> None:
