@@ -25,7 +25,7 @@ import numpy as np
 import polars as pl
 from scipy import sparse
 
-from linkpipe.lib.links.kept_lexical import MARGIN, ChampionRows, ChangedRows
+from linkpipe.lib.links.kept_lexical import MARGIN, ChampionRows, ChangedRows, sides
 from linkpipe.lib.links.site_models import SiteModels
 from linkpipe.lib.stages.candidate_previous import changed_pages, changed_rows, page_digests
 from linkpipe.lib.stages.site_models import load_site_models
@@ -44,27 +44,23 @@ def shard_verdicts(
     sources = stored["source_url"].to_list()
     rows = index.matrix[[row_of[s] for s in sources]]
     lookups = heaviest(rows, index.settings.query_terms)
-    cut = stored["lexical_cut"].fill_null(np.inf).to_numpy()[:, None]
-    floor = stored["lexical_floor"].to_numpy()[:, None]
+    cut = stored["lexical_cut"].fill_null(np.inf).to_numpy()
+    floor = stored["lexical_floor"].to_numpy()
     moved = np.zeros(len(sources), bool)
     if len(champions.moved):
         moved = np.asarray(lookups[:, champions.moved].getnnz(axis=1) > 0)
-    p_old = (lookups @ champions.old.T.tocsc()).toarray()
-    p_new = (lookups @ champions.new.T.tocsc()).toarray()
-    out = (p_old < cut - MARGIN) & (p_new < cut - MARGIN)
-    inside = (p_old > cut + MARGIN) & (p_new > cut + MARGIN)
-    c_old, c_new = (rows @ changed.old.T.tocsc()).toarray(), (rows @ changed.new.T.tocsc()).toarray()
-    below = (np.maximum(c_old, c_new) <= 0) | (np.maximum(c_old, c_new) < floor - MARGIN)
-    kept = ((out | inside) & below).all(axis=1) & ~moved
-    irrelevant = (out & np.isfinite(cut)) | ((out | inside) & below)
+    at = sides(rows, lookups, changed, champions, cut, floor)
+    out, inside = at.out, at.inside
+    kept = ((out | inside) & at.below).all(axis=1) & ~moved
+    irrelevant = (out & np.isfinite(cut)[:, None]) | ((out | inside) & at.below)
     verdicts: Counter[str] = Counter()
     for i, source in enumerate(sources):
         if kept[i] or moved[i] or (~(out[i] | inside[i])).any():
             verdicts["kept" if kept[i] else "moved terms" if moved[i] else "crosses the cut"] += 1
             continue
         patched = _patched(
-            models, source, list(stored["lexical_hits"][i]), float(floor[i, 0]),
-            [(urls[j], float(c_new[i, j])) for j in np.flatnonzero(~irrelevant[i])], set(urls),
+            models, source, list(stored["lexical_hits"][i]), float(floor[i]),
+            [(urls[j], float(at.cosine[i, j])) for j in np.flatnonzero(~irrelevant[i])], set(urls),
         )  # fmt: skip
         if patched is None:
             verdicts["a member leaves"] += 1

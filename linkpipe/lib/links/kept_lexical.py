@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -155,6 +156,39 @@ def kept_lists(
 PRODUCT_CELLS = 1 << 21  # (source, changed page) products held at a time (16 MB a matrix)
 
 
+class Sides(NamedTuple):
+    """Where each changed page (a column) stands for each source (a row): ``out``, its partial
+    sum below the source's cut with both its rows; ``inside``, above it with both; ``below``,
+    its cosine below the floor (or none) with both; ``cosine``, its cosine with its new row."""
+
+    out: np.ndarray
+    inside: np.ndarray
+    below: np.ndarray
+    cosine: np.ndarray
+
+
+def sides(
+    rows: sparse.csr_matrix,
+    lookups: sparse.csr_matrix,
+    changed: ChangedRows,
+    champions: ChampionRows,
+    cut: np.ndarray,
+    floor: np.ndarray,
+) -> Sides:
+    """The :class:`Sides` of the changed pages for sources (``rows``, ``lookups``, their
+    ``cut``: infinite when none, and ``floor``, as columns), partial sums over the
+    ``champions``' rows."""
+    c, f = cut[:, None], floor[:, None]
+    p_old = (lookups @ champions.old.T.tocsc()).toarray()
+    p_new = (lookups @ champions.new.T.tocsc()).toarray()
+    out = (p_old < c - MARGIN) & (p_new < c - MARGIN)
+    inside = (p_old > c + MARGIN) & (p_new > c + MARGIN)
+    c_old = (rows @ changed.old.T.tocsc()).toarray()
+    c_new = (rows @ changed.new.T.tocsc()).toarray()
+    cos = np.maximum(c_old, c_new)
+    return Sides(out, inside, (cos <= 0) | (cos < f - MARGIN), c_new)
+
+
 def _unmoved(
     rows: sparse.csr_matrix,
     lookups: sparse.csr_matrix,
@@ -164,23 +198,16 @@ def _unmoved(
     floor: np.ndarray,
 ) -> np.ndarray:
     """Whether each source's (``rows``, ``lookups``) pages ordered by exact cosine and list
-    stay as they were through every changed row (see the module; partial sums over the
-    ``champions``' rows), ``cut`` and ``floor``: theirs (no cut: infinite)."""
+    stay as they were through every changed row (see the module; :func:`sides`), ``cut`` and
+    ``floor``: theirs (no cut: infinite)."""
     keep = np.ones(rows.shape[0], dtype=bool)
     if changed.old.shape[0] == 0:
         return keep
-    old, new = changed.old.T.tocsc(), changed.new.T.tocsc()
-    held_old, held_new = champions.old.T.tocsc(), champions.new.T.tocsc()
     step = max(1, PRODUCT_CELLS // changed.old.shape[0])
     for lo in range(0, rows.shape[0], step):
         part = slice(lo, lo + step)
-        c, f = cut[part, None], floor[part, None]
-        p_old, p_new = (lookups[part] @ held_old).toarray(), (lookups[part] @ held_new).toarray()
-        out = (p_old < c - MARGIN) & (p_new < c - MARGIN)
-        inside = (p_old > c + MARGIN) & (p_new > c + MARGIN)
-        cos = np.maximum((rows[part] @ old).toarray(), (rows[part] @ new).toarray())
-        below = (cos <= 0) | (cos < f - MARGIN)
-        keep[part] = ((out | inside) & below).all(axis=1)
+        at = sides(rows[part], lookups[part], changed, champions, cut[part], floor[part])
+        keep[part] = ((at.out | at.inside) & at.below).all(axis=1)
     return keep
 
 
