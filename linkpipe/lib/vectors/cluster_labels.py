@@ -30,6 +30,7 @@ GENERIC_WORDS = frozenset(
     working getting understanding explained introducing learn learning""".split()
 )
 """Words that say nothing about a topic; they end a phrase like stopwords do."""
+_ENDS_RUN = STOPWORDS | GENERIC_WORDS  # made once: a union per token cost a third of the labels
 HEADING_WEIGHT = 0.5  # a phrase only in a page's other headings counts half
 LENGTH_BONUS = 0.25  # per word beyond the first
 MAX_WORDS = 3
@@ -68,7 +69,7 @@ def _run_phrases(tokens: Iterable[str]) -> Iterable[tuple[str, str]]:
     """(key, surface) of the n-grams of each run of topic words among ``tokens``."""
     run: list[str] = []
     for token in [*tokens, ""]:
-        if len(token) > 1 and not token.isdigit() and token not in STOPWORDS | GENERIC_WORDS:
+        if len(token) > 1 and not token.isdigit() and token not in _ENDS_RUN:
             run.append(token)
             continue
         for n in range(1, MAX_WORDS + 1):
