@@ -32,7 +32,7 @@ def load_name_parses(
     todo = {
         id(texts[f.source]): f
         for f in found
-        if not is_long(texts[f.source]) and not _all_known(reuse, f, keys, copied)
+        if not _all_known(reuse, f, keys, copied) and not is_long(texts[f.source])
     }
     parses.load(
         (texts[f.source] for f in todo.values()),
