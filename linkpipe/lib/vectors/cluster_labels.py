@@ -13,6 +13,7 @@ best two or three phrases, those several pages share first, none inside another 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter, defaultdict
@@ -30,7 +31,7 @@ GENERIC_WORDS = frozenset(
     working getting understanding explained introducing learn learning""".split()
 )
 """Words that say nothing about a topic; they end a phrase like stopwords do."""
-_ENDS_RUN = STOPWORDS | GENERIC_WORDS  # made once: a union per token cost a third of the labels
+_ENDS_RUN = STOPWORDS | GENERIC_WORDS  # made once (a union per token: a fifth of the labels)
 HEADING_WEIGHT = 0.5  # a phrase only in a page's other headings counts half
 LENGTH_BONUS = 0.25  # per word beyond the first
 MAX_WORDS = 3
@@ -47,6 +48,7 @@ class PageHeadings:
     headings: tuple[str, ...] = ()
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _normal(word: str) -> str:
     """``word`` without a plural ending ("audits" and "audit", "brushes" and "brush" count as
     one)."""
@@ -59,10 +61,16 @@ def _normal(word: str) -> str:
     return word
 
 
-def phrases(text: str) -> Iterable[tuple[str, str]]:
-    """(key, surface) of every phrase of one to :data:`MAX_WORDS` words of ``text``."""
-    for part in BREAK_RE.split(text):
-        yield from _run_phrases(m.lower().strip("'-") for m in WORD_RE.findall(part))
+@functools.lru_cache(maxsize=1 << 16)
+def phrases(text: str) -> tuple[tuple[str, str], ...]:
+    """(key, surface) of every phrase of one to :data:`MAX_WORDS` words of ``text`` (kept for
+    the texts seen last: half of a site's titles and headings are another page's, or the
+    page's own title again as its H1)."""
+    return tuple(
+        phrase
+        for part in BREAK_RE.split(text)
+        for phrase in _run_phrases(m.lower().strip("'-") for m in WORD_RE.findall(part))
+    )
 
 
 def _run_phrases(tokens: Iterable[str]) -> Iterable[tuple[str, str]]:
