@@ -7,7 +7,11 @@ the site again.
 
 The crawls run in the order given, in one process, as a nightly ``linkpipe run`` of each would
 (``run_graph`` with every asset but ``crawl_export``; the copy gets the database's Dagster home
-too, and its published copy, which the refresh updates). With ``--fresh-caches`` the copy's
+too, and its published copy, which the refresh updates). The copy first loses every row the
+crawls' steps after the crawl wrote (their partitions of every table but the crawl's pages
+and links, and their mapped arrays): a step that reuses stored results by key (anchor
+placements by anchor key, from any kept crawl) would otherwise find the crawl's own results
+and do less than the crawl did. With ``--fresh-caches`` the copy's
 embedding and parse caches first lose what the crawls
 added (rows created since the first of them started), so that the rerun embeds and parses
 what those crawls did, loading the models where they did (without it a rerun finds every
@@ -29,7 +33,8 @@ from bench_meter import Meter
 
 from linkpipe.defs.assets import ALL_ASSETS
 from linkpipe.defs.runner import run_graph
-from linkpipe.lib.storage import open_db
+from linkpipe.lib.mapped import drop_arrays
+from linkpipe.lib.storage import CRAWL_TABLES, SHARD_TABLES, open_db
 from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
 
 
@@ -47,6 +52,23 @@ def copy_database(db: Path, copy_to: Path) -> Path:
     if (db.parent / "dagster_home").is_dir():
         shutil.copytree(db.parent / "dagster_home", home)
     return copy_to
+
+
+CRAWL_EXPORT_TABLES = frozenset({"crawl_pages", "crawl_links", "crawl_parses"})
+KEPT_TABLES = CRAWL_EXPORT_TABLES | {"crawl_runs", "whatif_pages"}  # the crawl's, the user's
+
+
+def forget_results(db: Path, crawls: list[str]) -> int:
+    """Delete the ``crawls``' partitions of every table their steps after ``crawl_export``
+    write (:data:`KEPT_TABLES` stay) and their mapped arrays; rows deleted."""
+    deleted = 0
+    with open_db(db) as con:
+        for table in sorted((CRAWL_TABLES | SHARD_TABLES) - KEPT_TABLES):
+            query = f"DELETE FROM {table} WHERE crawl_id IN (SELECT unnest(?))"
+            deleted += con.execute(query, [crawls]).fetchone()[0]
+        con.execute("CHECKPOINT")
+    drop_arrays(db, set(crawls))
+    return deleted
 
 
 def drop_cached_since(db: Path, crawls: list[str]) -> tuple[int, int]:
@@ -74,6 +96,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     db = copy_database(args.db, args.copy_to)
+    print(f"rows of the crawls' steps deleted: {forget_results(db, args.crawls)}", flush=True)
     if args.fresh_caches:
         embeddings, parses = drop_cached_since(db, args.crawls)
         print(f"cache rows deleted: {embeddings} embeddings, {parses} parses", flush=True)
