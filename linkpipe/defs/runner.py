@@ -45,6 +45,9 @@ python_logs:
 concurrency:
   pools:
     default_limit: 1
+compute_logs:
+  module: linkpipe.defs.compute_logs
+  class: MirroredComputeLogManager
 """
 
 
