@@ -13,19 +13,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import resource
 import statistics
 from pathlib import Path
 
 import duckdb
+from bench_meter import rusage_cpu
 
 from linkpipe.lib.storage.queries import load_sql
 from linkpipe.lib.vectors.cluster_labels import PageHeadings, cluster_labels
-
-
-def cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
 
 
 def clusters_of(db: Path, crawl: str) -> dict[int, list[PageHeadings]]:
@@ -51,9 +46,9 @@ def main() -> None:
     groups = clusters_of(args.db, args.crawl)
     times, labels = [], {}
     for _ in range(args.calls):
-        start = cpu()
+        start = rusage_cpu()[0]
         labels = cluster_labels(groups)
-        times.append(cpu() - start)
+        times.append(rusage_cpu()[0] - start)
     digest = hashlib.sha1(repr(sorted(labels.items())).encode()).hexdigest()[:12]
     later = statistics.median(times[1:]) if len(times) > 1 else float("nan")
     pages = sum(len(g) for g in groups.values())

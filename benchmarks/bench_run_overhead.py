@@ -12,13 +12,13 @@ Run it with each code on ``PYTHONPATH`` for an A/B (a refresh is eleven runs).
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
 import subprocess
 import tempfile
 from pathlib import Path
 
 import dagster as dg
+from bench_meter import rusage_cpu
 
 from linkpipe.defs.runner import instance_for
 
@@ -27,13 +27,6 @@ from linkpipe.defs.runner import instance_for
 def talker() -> None:
     """Prints a line, as a step that logs does."""
     print("a line of output", flush=True)
-
-
-def cpu() -> tuple[float, float]:
-    """(this process, its reaped children) CPU seconds."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
 
 
 def one_round(runs: int) -> tuple[float, float, int]:
@@ -49,14 +42,14 @@ def one_round(runs: int) -> tuple[float, float, int]:
         instance = instance_for(Path(folder) / "bench.duckdb")
         dg.materialize([talker], instance=instance)  # not counted
         started.clear()
-        before = cpu()
+        before = rusage_cpu()
         subprocess.Popen.__init__ = counted  # type: ignore[assignment, method-assign]
         try:
             for _ in range(runs):
                 dg.materialize([talker], instance=instance)
         finally:
             subprocess.Popen.__init__ = popen  # type: ignore[method-assign]
-        after = cpu()
+        after = rusage_cpu()
     return (after[0] - before[0]) / runs, (after[1] - before[1]) / runs, len(started) // runs
 
 
