@@ -38,9 +38,10 @@ class BadRequest(ValueError):
 
 
 def head_of(raw: bytes) -> Answer:
-    """Parse a status line and headers ending in a blank line. Raises ValueError when the
+    """Parse a status line and headers ending in a blank line, lines ended by CRLF or by a bare
+    LF (as some servers send them and http.client reads them). Raises ValueError when the
     status line is not HTTP's."""
-    lines = raw.decode("latin-1").split("\r\n")
+    lines = [line.removesuffix("\r") for line in raw.decode("latin-1").split("\n")]
     version, _, rest = lines[0].partition(" ")
     if not version.startswith("HTTP/") or not rest[:3].isdigit():
         raise ValueError(f"not an HTTP status line: {lines[0][:80]!r}")
@@ -144,9 +145,24 @@ async def _exchange(stream: Stream, wire: bytes) -> Answer:
     writer.write(wire)
     await writer.drain()
     while True:
-        try:
-            answer = head_of(await reader.readuntil(b"\r\n\r\n"))
-        except asyncio.LimitOverrunError as error:
-            raise ValueError("an answer's headers past the size read") from error
+        answer = head_of(await _head(reader))
         if not 100 <= answer.status < 200 or answer.status == 101:
             return answer  # an interim 1xx is followed by the answer
+
+
+async def _head(reader: asyncio.StreamReader) -> bytes:
+    """The bytes of a status line and headers, through the blank line that ends them (CRLF or
+    bare LF line ends); IncompleteReadError (an EOFError) when the connection closes first,
+    ValueError past :data:`HEAD_LIMIT` bytes."""
+    lines: list[bytes] = []
+    size = 0
+    while True:
+        line = await reader.readline()  # a line past the stream's limit: ValueError
+        if not line.endswith(b"\n"):
+            raise asyncio.IncompleteReadError(b"".join(lines) + line, None)
+        size += len(line)
+        if size > HEAD_LIMIT:
+            raise ValueError("an answer's headers past the size read")
+        lines.append(line)
+        if line in (b"\r\n", b"\n"):
+            return b"".join(lines)

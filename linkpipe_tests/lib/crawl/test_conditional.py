@@ -134,6 +134,23 @@ def test_kept_connections_carry_304s_and_close_after_any_other_answer() -> None:
     assert seen == [0, 0, 0, 0, 1, 1]  # the 200's body is never read: a new connection after it
 
 
+def test_heads_with_bare_line_feeds_are_read_as_http_client_reads_them() -> None:
+    lf = b'HTTP/1.1 304 Not Modified\nETag: "v2"\nServer: tiny\n\n'
+    assert head_of(lf).headers == {"etag": '"v2"', "server": "tiny"}
+
+    def reply(head: bytes) -> tuple[bytes, bool]:
+        if head.startswith(b"GET /mixed "):  # CRLF and LF in one head
+            return b"HTTP/1.1 100 Continue\n\nHTTP/1.1 304 Not Modified\r\nETag: x\n\r\n", False
+        return lf, False
+
+    with raw_server(reply) as (base, seen):
+        answers = _get_all(base, ["/a", "/mixed", "/b"])
+    assert [(a.status, a.headers.get("etag")) for a in answers] == [
+        (304, '"v2"'), (304, "x"), (304, '"v2"'),
+    ]  # fmt: skip
+    assert seen == [0, 0, 0]  # one kept connection: each answer read to its end, no timeout
+
+
 def test_a_connection_the_server_closed_is_opened_again_once() -> None:
     def reply(head: bytes) -> tuple[bytes, bool]:
         return NOT_MODIFIED, True  # says nothing, closes after each answer
