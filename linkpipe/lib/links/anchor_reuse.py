@@ -65,10 +65,8 @@ def placing_code_digest() -> str:
 
 
 def source_key(src: SourceText) -> str:
-    """Digest of what a source contributes to its placements."""
-    digest = hashlib.sha1(src.text.encode("utf-8", "surrogatepass"))
-    digest.update(repr((src.sentences, src.link_spans)).encode())
-    return digest.hexdigest()
+    """Digest of what a source contributes to its placements (:attr:`SourceText.digest`)."""
+    return src.digest
 
 
 def stems_digest(stems: Set[str]) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import functools
+import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -66,6 +67,15 @@ class SourceText:
         not every source's (at 100k pages a shard has 25,000)."""
         for name in _DERIVED:
             self.__dict__.pop(name, None)
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """sha1 of the text, its sentences and link spans: what the source contributes to its
+        placements (:func:`~linkpipe.lib.links.anchor_reuse.source_key`), made once (the gate,
+        the row digest and the anchor keys each read it)."""
+        digest = hashlib.sha1(self.text.encode("utf-8", "surrogatepass"))
+        digest.update(repr((self.sentences, self.link_spans)).encode())
+        return digest.hexdigest()
 
     @functools.cached_property
     def tokens(self) -> list[tuple[str, int, int]]:
@@ -206,6 +216,7 @@ class SourceText:
 
 
 _DERIVED = (
+    "digest",
     "tokens",
     "stems",
     "ranges",
