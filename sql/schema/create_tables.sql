@@ -303,6 +303,9 @@ ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS search_salt VARCHAR;
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_hits VARCHAR[];
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_cut DOUBLE;
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_floor DOUBLE;
+-- The highest the cut may be when the list was kept while pages entered the ones the index
+-- orders (NULL: lexical_cut is exact; lib/links/kept_lexical.py).
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_cut_high DOUBLE;
 
 -- The digest of everything a shard's candidate_pairs rows were computed from (site pages,
 -- embeddings, links, the shard's sentences, settings, model, code): a later crawl of the same

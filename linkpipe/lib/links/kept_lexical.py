@@ -8,22 +8,28 @@ The gate stores, with the pages found, the partial sum at that cut (None when no
 and the cosine of the last page found when the list is full (its *floor*; 0 when it is
 shorter than asked). With the same TF-IDF statistics and index settings (the search salt),
 an unchanged source asks the same query, and a page whose row did not change keeps its
-partial sum and cosine, so the list can move only through the *changed* pages (rows
-changed, came or went) and through champion lists they enter or leave. The list is kept when:
+cosine, and its partial sum unless a champion list it is on or near changed: the list can
+move only through the *changed* pages (rows changed, came or went) and the *boundary* pages
+whose lists they entered or left (:mod:`~linkpipe.lib.links.champion_lists`). The list is
+kept when, for each of those pages, with its rows as the lists held them before and hold
+them now:
 
-* no lookup term of the source has a champion list a changed page may have entered or left
-  (more pages hold the term than a list keeps, before or after, and a changed page holding
-  it is not above the list's lowest weight with both its rows, nor below it with both): a
-  page entering or leaving a full list pushes another page out of it or lets one in;
-* every changed page has a partial sum (its dot product with the lookups over the terms
-  whose champion lists hold it) below the stored cut with both its
-  old row and its new one, or above it with both (no cut: any), so that the pages ordered
-  by exact cosine are the same pages, and a cosine below the floor with both rows (or none,
-  when the list is short), so that it enters no list and leaves none.
+* its partial sum is below the cut both times, or above it both times, and (a changed page)
+  its cosine is below the floor both times (or none, when the list is short), so that the
+  pages ordered by exact cosine are the same and none enters or leaves the list; or
+* it *enters* the pages ordered (below the cut before, above it now) with a cosine below the
+  floor: it joins them without joining the list, and pushes out as many of the lowest as
+  enter, none of them in the list when every page of the list has a partial sum now above
+  every entering page's (the pages pushed out are among the lowest of those ordered and
+  entering, so never above the highest entering one).
 
-Ties at the cut and among cosines are resolved in page order, which unchanged pages keep.
-Comparisons allow :data:`MARGIN` (the sums here are not added up in the index's order).
-Tested against searching again.
+Pages entering move the cut up, to a value at most the highest entering partial sum: the list
+kept stores the cut as a range (``cut`` to ``cut_high``), and the next crawl compares with its
+low end what must stay below and with its high end what must stay above. A list searched
+again has an exact cut. No source looking up a term whose list's membership cannot be told
+(two weights tie at its lowest) is kept. Ties at the cut and among cosines are resolved in
+page order, which unchanged pages keep. Comparisons allow :data:`MARGIN` (the sums here are
+not added up in the index's order). Tested against searching again.
 """
 
 from __future__ import annotations
@@ -36,90 +42,29 @@ import numpy as np
 import polars as pl
 from scipy import sparse
 
+from linkpipe.lib.links.champion_lists import (
+    MARGIN,
+    ChampionRows,
+    ChangedRows,
+    champion_rows,
+)
 from linkpipe.lib.text.lexical_index import LexicalIndex, heaviest
 from linkpipe.lib.text.tfidf import rows_matrix
 
-MARGIN = 1e-9
+__all__ = ["MARGIN", "ChangedRows", "KeptList", "aligned_rows", "kept_lists", "new_rows", "sides"]
 
 
 @dataclass(frozen=True)
 class KeptList:
     """A source's TF-IDF neighbours as the index found them (URLs, best first), the partial
-    sum at the index's cut (None: nothing cut) and the floor (see the module)."""
+    sum at the index's cut (None: nothing cut), the floor, and (``cut_high``) the highest the
+    cut may be when pages entered the pages ordered since it was found (None: the cut is
+    exact; see the module)."""
 
     urls: tuple[str, ...]
     cut: float | None
     floor: float
-
-
-@dataclass(frozen=True)
-class ChangedRows:
-    """The TF-IDF rows of the pages whose row changed, came or went since the previous crawl:
-    the previous crawl's (``old``) and this crawl's (``new``), in the columns of this crawl's
-    matrix, one row a page in both (an empty row where the page has none)."""
-
-    old: sparse.csr_matrix
-    new: sparse.csr_matrix
-
-    def champions(self, index: LexicalIndex) -> ChampionRows:
-        """The changed rows as the champion lists hold them, and the terms whose lists a
-        changed page may have entered or left (see :class:`ChampionRows`)."""
-        width, cap = index.matrix.shape[1], index.settings.posting_cap
-        now = np.bincount(index.matrix.indices, minlength=width)
-        held_now = np.bincount(self.new.indices, minlength=width)
-        held_before = np.bincount(self.old.indices, minlength=width)
-        before = now - held_now + held_before
-        capped = np.flatnonzero(
-            ((held_now > 0) | (held_before > 0)) & ((now > cap) | (before > cap))
-        )
-        steady = capped[(now[capped] > cap) & (before[capped] > cap)]
-        last = _last_kept(index.matrix[:, steady].tocsc(), cap)  # each list's lowest weight
-        sides = [_sides(rows[:, steady].toarray(), last) for rows in (self.old, self.new)]
-        stays = ((sides[0] == sides[1]) & (sides[0] != 0)).all(axis=0)
-        moved = np.union1d(capped[~np.isin(capped, steady)], steady[~stays])
-        lowest = np.zeros(width)
-        lowest[steady[stays]] = last[stays]
-        return ChampionRows(_held(self.old, lowest), _held(self.new, lowest), moved)
-
-
-@dataclass(frozen=True)
-class ChampionRows:
-    """The changed pages' rows (``old``, ``new``) but for the terms whose champion list
-    leaves them out, and the terms whose list a changed page may have entered or left
-    (``moved``: more pages hold them than a list keeps, before or after, and a changed page
-    holding one is not above the list's lowest weight both before and after, nor below it
-    both times)."""
-
-    old: sparse.csr_matrix
-    new: sparse.csr_matrix
-    moved: np.ndarray
-
-
-def _last_kept(columns: sparse.csc_matrix, cap: int) -> np.ndarray:
-    """The ``cap``-th highest weight of each column (the lowest its champion list keeps);
-    NaN where another weight equals it (which of them the list keeps may hang on the order
-    the pages come in: no changed page stays on one side of it)."""
-    out = np.zeros(columns.shape[1])
-    for j in range(columns.shape[1]):
-        data = columns.data[columns.indptr[j] : columns.indptr[j + 1]]
-        out[j] = np.partition(data, len(data) - cap)[len(data) - cap]
-        if np.count_nonzero(np.abs(data - out[j]) <= MARGIN) > 1:
-            out[j] = np.nan
-    return out
-
-
-def _sides(weights: np.ndarray, last: np.ndarray) -> np.ndarray:
-    """1 where a weight is above the list's lowest, -1 below it, 0 too close to tell (and
-    where the lowest is tied, NaN)."""
-    return np.where(weights > last + MARGIN, 1, np.where(weights < last - MARGIN, -1, 0))
-
-
-def _held(rows: sparse.csr_matrix, lowest: np.ndarray) -> sparse.csr_matrix:
-    """``rows`` without the weights at or below their term's ``lowest`` (0: all kept)."""
-    kept = rows.copy()
-    kept.data = np.where(kept.data > lowest[kept.indices], kept.data, 0.0)
-    kept.eliminate_zeros()
-    return kept
+    cut_high: float | None = None
 
 
 def kept_lists(
@@ -128,9 +73,10 @@ def kept_lists(
     row_of: Mapping[str, int],
     changed: ChangedRows,
 ) -> dict[str, KeptList]:
-    """The stored lists (``source_url, lexical_hits, lexical_cut, lexical_floor``: unchanged
-    sources searched with this crawl's salt) that no change can move (see the module), by
-    source; ``row_of``: each page's row in the index's matrix."""
+    """The stored lists (``source_url, lexical_hits, lexical_cut, lexical_floor`` and, when
+    stored, ``lexical_cut_high``: unchanged sources searched with this crawl's salt) that no
+    change can move (see the module), by source, each with the range its cut now lies in;
+    ``row_of``: each page's row in the index's matrix."""
     frame = stored.filter(
         pl.col("lexical_hits").is_not_null()
         & pl.col("lexical_floor").is_not_null()
@@ -138,77 +84,132 @@ def kept_lists(
     )
     if frame.is_empty():
         return {}
-    sources = frame["source_url"].to_list()
-    rows = index.matrix[[row_of[s] for s in sources]]
+    if "lexical_cut_high" not in frame.columns:
+        frame = frame.with_columns(lexical_cut_high=pl.lit(None, pl.Float64))
+    frame = frame.with_columns(high=pl.coalesce("lexical_cut_high", "lexical_cut"))
+    rows = index.matrix[[row_of[s] for s in frame["source_url"].to_list()]]
     lookups = heaviest(rows, index.settings.query_terms)
     cut = frame["lexical_cut"].fill_null(np.inf).to_numpy()
-    champions = changed.champions(index)
-    floor = frame["lexical_floor"].to_numpy()
-    keep = _unmoved(rows, lookups, changed, champions, cut, floor)
-    if len(champions.moved):
-        keep &= np.asarray(lookups[:, champions.moved].getnnz(axis=1) == 0)
-    columns = frame.filter(pl.Series(keep)).select(
-        "source_url", "lexical_hits", "lexical_cut", "lexical_floor"
-    )
-    return {s: KeptList(tuple(urls), c, f) for s, urls, c, f in columns.iter_rows()}
+    high = frame["high"].fill_null(np.inf).to_numpy()
+    champions = champion_rows(index, changed)
+    keep, raised = _unmoved(rows, lookups, champions, cut, high, frame["lexical_floor"].to_numpy())
+    if len(champions.unclear):
+        keep &= np.asarray(lookups[:, champions.unclear].getnnz(axis=1) == 0)
+    hits = frame["lexical_hits"].to_list()
+    for i in np.flatnonzero(keep & (raised > high)).tolist():
+        keep[i] = _members_above(index, champions, lookups[i], hits[i], row_of, raised[i])
+    out: dict[str, KeptList] = {}
+    columns = ("source_url", "lexical_cut", "lexical_floor", "lexical_cut_high")
+    for i in np.flatnonzero(keep).tolist():
+        source, low, floor, stored_high = (frame[c][i] for c in columns)
+        top = float(raised[i]) if raised[i] > high[i] else stored_high
+        out[source] = KeptList(tuple(hits[i]), low, floor, top)
+    return out
+
+
+def _members_above(
+    index: LexicalIndex,
+    champions: ChampionRows,
+    lookups: sparse.csr_matrix,
+    members: Sequence[str],
+    row_of: Mapping[str, int],
+    entering: float,
+) -> bool:
+    """Whether every page of a source's list (``members``; its ``lookups``) has a partial sum
+    now above the highest partial sum of the pages entering (``entering``): none of them is
+    pushed out of the pages ordered by exact cosine."""
+    rows = [row_of[u] for u in members if u in row_of]
+    if len(rows) < len(members):
+        return False  # a member gone: not a list kept
+    if not rows:
+        return True
+    partial = (lookups @ champions.held_now(index.matrix[rows]).T).toarray()
+    return bool(partial.min() > entering + MARGIN)
 
 
 PRODUCT_CELLS = 1 << 21  # (source, changed page) products held at a time (16 MB a matrix)
 
 
 class Sides(NamedTuple):
-    """Where each changed page (a column) stands for each source (a row): ``out``, its partial
-    sum below the source's cut with both its rows; ``inside``, above it with both; ``below``,
-    its cosine below the floor (or none) with both; ``cosine``, its cosine with its new row."""
+    """Where each changed or boundary page (a column) stands for each source (a row): ``out``,
+    its partial sum below the source's cut with both its rows; ``inside``, above it with
+    both; ``below``, its cosine below the floor (or none) with both (a boundary page's
+    cosine does not change: always); ``entering``, below the cut before, above it now, with
+    a cosine below the floor; ``cosine`` and ``partial``: with its new row."""
 
     out: np.ndarray
     inside: np.ndarray
     below: np.ndarray
+    entering: np.ndarray
     cosine: np.ndarray
+    partial: np.ndarray
 
 
 def sides(
     rows: sparse.csr_matrix,
     lookups: sparse.csr_matrix,
-    changed: ChangedRows,
     champions: ChampionRows,
     cut: np.ndarray,
+    high: np.ndarray,
     floor: np.ndarray,
 ) -> Sides:
-    """The :class:`Sides` of the changed pages for sources (``rows``, ``lookups``, their
-    ``cut``: infinite when none, and ``floor``, as columns), partial sums over the
-    ``champions``' rows."""
-    c, f = cut[:, None], floor[:, None]
+    """The :class:`Sides` of the changed and boundary pages for sources (``rows``,
+    ``lookups``, the range their cut lies in, ``cut`` to ``high``: infinite when none, and
+    ``floor``, as columns), partial sums over the ``champions``' rows."""
+    low, top, f = cut[:, None], high[:, None], floor[:, None]
     p_old = (lookups @ champions.old.T.tocsc()).toarray()
     p_new = (lookups @ champions.new.T.tocsc()).toarray()
-    out = (p_old < c - MARGIN) & (p_new < c - MARGIN)
-    inside = (p_old > c + MARGIN) & (p_new > c + MARGIN)
-    c_old = (rows @ changed.old.T.tocsc()).toarray()
-    c_new = (rows @ changed.new.T.tocsc()).toarray()
+    c_old = (rows @ champions.full_old.T.tocsc()).toarray()
+    c_new = (rows @ champions.full_new.T.tocsc()).toarray()
     cos = np.maximum(c_old, c_new)
-    return Sides(out, inside, (cos <= 0) | (cos < f - MARGIN), c_new)
+    below = (cos <= 0) | (cos < f - MARGIN)
+    below[:, champions.changed :] = True
+    was_out, now_in = p_old < low - MARGIN, p_new > top + MARGIN
+    out = was_out & (p_new < low - MARGIN)
+    inside = (p_old > top + MARGIN) & now_in
+    entering = was_out & now_in & ((c_new <= 0) | (c_new < f - MARGIN))
+    uncut = ~np.isfinite(cut)
+    if uncut.any():  # every page with a partial sum was ordered: see _uncut
+        out[uncut], inside[uncut] = _uncut(p_old[uncut], p_new[uncut], champions.changed)
+    return Sides(out, inside, below, entering, c_new, p_new)
+
+
+def _uncut(p_old: np.ndarray, p_new: np.ndarray, changed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``out`` and ``inside`` for sources whose index cut nothing (fewer pages had a partial
+    sum than it orders): a page is out when it has no partial sum either time, inside when it
+    has one both times; a changed page losing its own counts as out (it leaves the pages
+    ordered, and its cosine is below the floor for the list to be kept). A page gaining one
+    is neither: the pages ordered may now be more than the index keeps, and the lowest of
+    them pushed out (a page of the list, perhaps)."""
+    had, has = p_old > 0, p_new > 0
+    out = ~had & ~has
+    out[:, :changed] |= ~has[:, :changed]
+    return out, had & has
 
 
 def _unmoved(
     rows: sparse.csr_matrix,
     lookups: sparse.csr_matrix,
-    changed: ChangedRows,
     champions: ChampionRows,
     cut: np.ndarray,
+    high: np.ndarray,
     floor: np.ndarray,
-) -> np.ndarray:
-    """Whether each source's (``rows``, ``lookups``) pages ordered by exact cosine and list
-    stay as they were through every changed row (see the module; :func:`sides`), ``cut`` and
-    ``floor``: theirs (no cut: infinite)."""
-    keep = np.ones(rows.shape[0], dtype=bool)
-    if changed.old.shape[0] == 0:
-        return keep
-    step = max(1, PRODUCT_CELLS // changed.old.shape[0])
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each source's (``rows``, ``lookups``) list stays as it was through every
+    changed and boundary page but for the pages entering (see the module; :func:`sides`),
+    and the highest partial sum of those entering (the cut's ``high`` when none enter)."""
+    keep, raised = np.ones(rows.shape[0], dtype=bool), high.copy()
+    pages = champions.old.shape[0]
+    if pages == 0:
+        return keep, raised
+    step = max(1, PRODUCT_CELLS // pages)
     for lo in range(0, rows.shape[0], step):
         part = slice(lo, lo + step)
-        at = sides(rows[part], lookups[part], changed, champions, cut[part], floor[part])
-        keep[part] = ((at.out | at.inside) & at.below).all(axis=1)
-    return keep
+        at = sides(rows[part], lookups[part], champions, cut[part], high[part], floor[part])
+        keep[part] = (((at.out | at.inside) & at.below) | at.entering).all(axis=1)
+        entering = np.where(at.entering, at.partial, -np.inf).max(axis=1)
+        raised[part] = np.maximum(raised[part], entering)
+    return keep, raised
 
 
 def aligned_rows(frame: pl.DataFrame, urls: Sequence[str], width: int) -> sparse.csr_matrix:

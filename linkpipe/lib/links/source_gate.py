@@ -99,6 +99,7 @@ class Computed(NamedTuple):
     lexical_hits: list[str] | None
     lexical_cut: float | None
     lexical_floor: float | None
+    lexical_cut_high: float | None
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,9 @@ class SourceGate:
         """What the shard stores of a source the gate read as ``read``, its text holding
         the name ``keys``."""
         salt, found = self.search_salt, read.lexical
-        lexical = (list(found.urls), found.cut, found.floor) if found else (None, None, None)
+        lexical = (
+            (list(found.urls), found.cut, found.floor, found.cut_high) if found else (None,) * 4
+        )
         return Computed(
             read.digest, keys, read.sims, list(read.hits), read.searched, salt, *lexical
         )

@@ -117,7 +117,8 @@ def changed_rows(
     urls = sorted(changed)
     frame = fetch_frame(con, "read/select_page_terms_of_urls", [previous, urls])
     width = index.matrix.shape[1]
-    return ChangedRows(aligned_rows(frame, urls, width), new_rows(index, row_of, urls))
+    at = np.array([row_of.get(u, -1) for u in urls], dtype=np.int64)
+    return ChangedRows(aligned_rows(frame, urls, width), new_rows(index, row_of, urls), at)
 
 
 def page_digests(con: duckdb.DuckDBPyConnection, crawl_id: str) -> dict[str, str]:

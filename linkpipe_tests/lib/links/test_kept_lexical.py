@@ -1,5 +1,6 @@
 """TF-IDF neighbours kept between crawls: a source the changed rows cannot reach finds, when the
-lexical index is queried again, exactly the neighbours it kept; the others are queried."""
+lexical index is queried again, exactly the neighbours it kept, and its cut lies in the range
+kept with them; the others are queried."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import polars as pl
 from scipy import sparse
 
 from linkpipe.lib.links import kept_lexical
+from linkpipe.lib.links.champion_lists import champion_rows
 from linkpipe.lib.links.kept_lexical import (
+    MARGIN,
     ChangedRows,
     KeptList,
     aligned_rows,
@@ -45,8 +48,13 @@ def _frame(stored: dict[str, KeptList]) -> pl.DataFrame:
             "lexical_hits": [list(k.urls) for k in stored.values()],
             "lexical_cut": [k.cut for k in stored.values()],
             "lexical_floor": [k.floor for k in stored.values()],
+            "lexical_cut_high": [k.cut_high for k in stored.values()],
         },
-        schema_overrides={"lexical_cut": pl.Float64, "lexical_hits": pl.List(pl.String)},
+        schema_overrides={
+            "lexical_cut": pl.Float64,
+            "lexical_cut_high": pl.Float64,
+            "lexical_hits": pl.List(pl.String),
+        },
     )
 
 
@@ -56,26 +64,57 @@ def _lists(index: LexicalIndex, urls: list[str]) -> tuple[list[list[str]], list]
     return [[urls[j] for j in rows] for rows in found], bounds
 
 
+def _edit(
+    rows: sparse.csr_matrix, moved: list[int], seed: int, gone: int | None = None
+) -> sparse.csr_matrix:
+    """``rows`` with the ``moved`` pages' rows replaced (a page that had no row comes) and
+    page ``gone`` (one of them) left without a row."""
+    replacement = _rows(np.random.default_rng(seed), len(moved))
+    after = rows.tolil()
+    for n, row in enumerate(moved):
+        after[row] = replacement[n]
+    if gone is not None:
+        after[gone] = 0
+    out = after.tocsr()
+    out.eliminate_zeros()
+    return out
+
+
+def _check_kept(kept: dict[str, KeptList], index: LexicalIndex, urls: list[str]) -> list:
+    """Every kept list is the very list a query gives, with the cut in its range and the same
+    floor; the query's lists, by page."""
+    now, bounds = _lists(index, urls)
+    row_of = {u: i for i, u in enumerate(urls)}
+    for url, found in kept.items():
+        assert list(found.urls) == now[row_of[url]]
+        cut, floor = bounds[row_of[url]]
+        assert floor == found.floor
+        if found.cut is None:
+            assert cut is None
+        else:
+            high = found.cut if found.cut_high is None else found.cut_high
+            assert found.cut - MARGIN <= cut <= high + MARGIN
+    return now
+
+
 def test_a_list_no_changed_row_can_move_is_what_the_index_finds_again(monkeypatch):
     rng = np.random.default_rng(0)
     before = _rows(rng, 500)
     urls = [f"/p{i:03d}" for i in range(500)]
     assert any(cut is not None for cut, _ in _lists(LexicalIndex(before, SETTINGS), urls)[1])
     moved = [4, 77, 78, 250, 499, 300, 301]  # 300 goes (no row after), 301 comes
-    replacement = _rows(np.random.default_rng(1), len(moved))
-    before, after = before.tolil(), before.tolil()
-    for n, row in enumerate(moved):
-        after[row] = replacement[n]
-    after[300], before[301] = 0, 0
-    before, after = before.tocsr(), after.tocsr()
-    before.eliminate_zeros(), after.eliminate_zeros()
-    old_index = LexicalIndex(before, SETTINGS)
-    lists, bounds = _lists(old_index, urls)
+    before = before.tolil()
+    before[301] = 0
+    before = before.tocsr()
+    before.eliminate_zeros()
+    after = _edit(before, moved, 1, gone=300)
+    lists, bounds = _lists(LexicalIndex(before, SETTINGS), urls)
     new_index = LexicalIndex(after, SETTINGS)
-    changed = ChangedRows(before[moved], after[moved])
-    champions = changed.champions(new_index)
-    assert len(champions.moved) > 0  # changed pages enter or leave full champion lists ...
-    assert champions.old.nnz < changed.old.nnz  # ... and are left out of others
+    at = np.array([-1 if row == 300 else row for row in moved])
+    changed = ChangedRows(before[moved], after[moved], at)
+    champions = champion_rows(new_index, changed)
+    assert champions.old.shape[0] > len(moved)  # changed pages push unchanged ones out ...
+    assert champions.new[: len(moved)].nnz < changed.new.nnz  # ... and are left out of lists
     stored = {
         u: KeptList(tuple(found), *b)
         for i, (u, found, b) in enumerate(zip(urls, lists, bounds, strict=True))
@@ -87,13 +126,35 @@ def test_a_list_no_changed_row_can_move_is_what_the_index_finds_again(monkeypatc
     monkeypatch.setattr(kept_lexical, "PRODUCT_CELLS", 16)  # a few sources at a time
     assert kept_lists(_frame(stored), new_index, row_of, changed) == kept
 
-    now, now_bounds = _lists(new_index, urls)
+    now = _check_kept(kept, new_index, urls)
     assert 0.2 * len(stored) < len(kept) < len(stored)  # many kept, not all
-    for url, found in kept.items():
-        assert list(found.urls) == now[row_of[url]]  # the very list a query gives
-        assert (found.cut, found.floor) == now_bounds[row_of[url]]
+    assert any(k.cut_high is not None for k in kept.values())  # some with pages entering
     differ = [u for u in stored if list(stored[u].urls) != now[row_of[u]]]
     assert differ and not set(differ) & set(kept)  # every list that moved is queried again
+
+
+def test_a_cut_kept_as_a_range_keeps_lists_right_in_the_next_refresh():
+    """Two refreshes in a row: the second reads the lists the first kept, with their cut's
+    range, and every list it keeps is again what a query gives."""
+    urls = [f"/p{i:03d}" for i in range(400)]
+    row_of = {u: i for i, u in enumerate(urls)}
+    first = _rows(np.random.default_rng(4), 400)
+    lists, bounds = _lists(LexicalIndex(first, SETTINGS), urls)
+    stored = {u: KeptList(tuple(f), *b) for u, f, b in zip(urls, lists, bounds, strict=True)}
+    for n, moved in enumerate(([10, 20, 30, 40, 50], [60, 70, 80, 90, 15])):
+        second = _edit(first, moved, 10 + n)
+        index = LexicalIndex(second, SETTINGS)
+        changed = ChangedRows(first[moved], second[moved], np.array(moved))
+        unchanged = {u: k for u, k in stored.items() if row_of[u] not in moved}
+        kept = kept_lists(_frame(unchanged), index, row_of, changed)
+        now = _check_kept(kept, index, urls)
+        assert len(kept) > 0.2 * len(unchanged)
+        queried = _lists(index, urls)[1]
+        stored = {  # what the refresh stores: lists kept as kept, the others as queried
+            u: kept.get(u) or KeptList(tuple(now[i]), *queried[i]) for i, u in enumerate(urls)
+        }
+        first = second
+    assert any(k.cut_high is not None for k in stored.values())
 
 
 def test_without_changes_every_list_is_kept_and_a_short_list_is_reached_by_any_page():
@@ -103,11 +164,11 @@ def test_without_changes_every_list_is_kept_and_a_short_list_is_reached_by_any_p
     lists, bounds = _lists(index, urls)
     stored = {u: KeptList(tuple(f), *b) for u, f, b in zip(urls, lists, bounds, strict=True)}
     row_of = {u: i for i, u in enumerate(urls)}
-    none = ChangedRows(rows[:0], rows[:0])
+    none = ChangedRows(rows[:0], rows[:0], np.zeros(0, np.int64))
     assert kept_lists(_frame(stored), index, row_of, none) == stored
     # a source whose list is shorter than asked: any page sharing a word may join it
     short = {"/p000": KeptList(stored["/p000"].urls, None, 0.0)}
-    added = ChangedRows(sparse.csr_matrix((1, rows.shape[1])), rows[[1]])
+    added = ChangedRows(sparse.csr_matrix((1, rows.shape[1])), rows[[1]], np.array([1]))
     sharing = (rows[0] @ rows[1].T).toarray()[0, 0] > 0
     assert (kept_lists(_frame(short), index, row_of, added) == {}) == sharing
 
