@@ -66,9 +66,8 @@ def measure(db: Path, previous: str, crawl: str) -> dict[str, object]:
     """The verdicts and checks over every shard of the refresh."""
     models = load_site_models(db, crawl)
     with open_db(db) as con:
-        salt = con.execute(
-            "SELECT any_value(search_salt) FROM candidate_sources WHERE crawl_id = ?", [crawl]
-        ).fetchone()[0]  # fmt: skip
+        query = "SELECT any_value(search_salt) FROM candidate_sources WHERE crawl_id = ?"
+        salt = (con.execute(query, [crawl]).fetchone() or [None])[0]
         moved = changed_pages(page_digests(con, crawl), page_digests(con, previous))
         changed = changed_rows(con, previous, moved, models.index, models.tfidf.row_of)
         frames = [
