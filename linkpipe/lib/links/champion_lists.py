@@ -42,15 +42,17 @@ class ChangedRows:
 class ChampionRows:
     """Rows as the champion lists held them before (``old``) and hold them now (``new``): the
     changed pages' (the first ``changed`` rows), then the boundary pages' (see the module);
-    ``full_old`` / ``full_new``: the same pages' whole rows (for exact cosines); ``lowest``:
-    each term's lowest weight its list holds now (0: every holder, NaN: unclear);
-    ``unclear``: the terms whose lists' membership cannot be told, before or after."""
+    ``full_old`` / ``full_new``: the same pages' whole rows (for exact cosines); ``pages``:
+    each one's row in this crawl's matrix (-1: none); ``lowest``: each term's lowest weight
+    its list holds now (0: every holder, NaN: unclear); ``unclear``: the terms whose lists'
+    membership cannot be told, before or after."""
 
     old: sparse.csr_matrix
     new: sparse.csr_matrix
     full_old: sparse.csr_matrix
     full_new: sparse.csr_matrix
     changed: int
+    pages: np.ndarray
     lowest: np.ndarray
     unclear: np.ndarray
 
@@ -83,13 +85,15 @@ def champion_rows(index: LexicalIndex, changed: ChangedRows) -> ChampionRows:
             flipped = (weights >= lowest_now[term]) != (weights >= lowest_before[term])
             flips.append(pages[flipped & ~mine[lo:hi]])
     unclear = np.flatnonzero(np.isnan(lowest_now) | np.isnan(lowest_before))
-    boundary = matrix[np.unique(np.concatenate(flips)) if flips else np.zeros(0, np.int64)]
+    flipped_pages = np.unique(np.concatenate(flips)) if flips else np.zeros(0, np.int64)
+    boundary = matrix[flipped_pages]
     return ChampionRows(
         sparse.vstack([held(changed.old, lowest_before), held(boundary, lowest_before)]).tocsr(),
         sparse.vstack([held(changed.new, lowest_now), held(boundary, lowest_now)]).tocsr(),
         sparse.vstack([changed.old, boundary]).tocsr(),
         sparse.vstack([changed.new, boundary]).tocsr(),
         changed.old.shape[0],
+        np.concatenate([changed.at, flipped_pages]).astype(np.int64),
         lowest_now,
         unclear,
     )

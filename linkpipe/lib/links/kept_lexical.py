@@ -26,9 +26,11 @@ them now:
 Pages entering move the cut up, to a value at most the highest entering partial sum: the list
 kept stores the cut as a range (``cut`` to ``cut_high``), and the next crawl compares with its
 low end what must stay below and with its high end what must stay above. A list searched
-again has an exact cut. No source looking up a term whose list's membership cannot be told
-(two weights tie at its lowest) is kept. Ties at the cut and among cosines are resolved in
-page order, which unchanged pages keep. Comparisons allow :data:`MARGIN` (the sums here are
+again has an exact cut. A list that moved only through changed pages ordered both times
+(their cosine at or above the floor) is patched rather than searched
+(:mod:`~linkpipe.lib.links.list_patch`). No source looking up a term whose list's
+membership cannot be told (two weights tie at its lowest) is kept. Ties at the cut and
+among cosines are resolved in page order, which unchanged pages keep. Comparisons allow :data:`MARGIN` (the sums here are
 not added up in the index's order). Tested against searching again.
 """
 
@@ -48,6 +50,7 @@ from linkpipe.lib.links.champion_lists import (
     ChangedRows,
     champion_rows,
 )
+from linkpipe.lib.links.list_patch import Moved, patched_list
 from linkpipe.lib.text.lexical_index import LexicalIndex, heaviest
 from linkpipe.lib.text.tfidf import rows_matrix
 
@@ -92,9 +95,12 @@ def kept_lists(
     cut = frame["lexical_cut"].fill_null(np.inf).to_numpy()
     high = frame["high"].fill_null(np.inf).to_numpy()
     champions = champion_rows(index, changed)
-    keep, raised = _unmoved(rows, lookups, champions, cut, high, frame["lexical_floor"].to_numpy())
+    floors = frame["lexical_floor"].to_numpy()
+    keep, raised, moved = _unmoved(rows, lookups, champions, cut, high, floors)
+    clear = np.ones(len(cut), dtype=bool)
     if len(champions.unclear):
-        keep &= np.asarray(lookups[:, champions.unclear].getnnz(axis=1) == 0)
+        clear = np.asarray(lookups[:, champions.unclear].getnnz(axis=1) == 0)
+    keep &= clear
     hits = frame["lexical_hits"].to_list()
     for i in np.flatnonzero(keep & (raised > high)).tolist():
         keep[i] = _members_above(index, champions, lookups[i], hits[i], row_of, raised[i])
@@ -104,6 +110,14 @@ def kept_lists(
         source, low, floor, stored_high = (frame[c][i] for c in columns)
         top = float(raised[i]) if raised[i] > high[i] else stored_high
         out[source] = KeptList(tuple(hits[i]), low, floor, top)
+    url_of = {r: u for u, r in row_of.items()} if moved else {}
+    for m in (m for m in moved if clear[m.source]):
+        patch = patched_list(
+            rows[m.source], hits[m.source], floors[m.source], m, index.matrix, row_of, url_of
+        )
+        if patch is not None:
+            source, low, stored_high = (frame[c][m.source] for c in columns[:2] + columns[3:])
+            out[source] = KeptList(patch[0], low, patch[1], stored_high)
     return out
 
 
@@ -135,12 +149,14 @@ class Sides(NamedTuple):
     its partial sum below the source's cut with both its rows; ``inside``, above it with
     both; ``below``, its cosine below the floor (or none) with both (a boundary page's
     cosine does not change: always); ``entering``, below the cut before, above it now, with
-    a cosine below the floor; ``cosine`` and ``partial``: with its new row."""
+    a cosine below the floor; ``entered``: below the cut before, above it now, whatever its
+    cosine; ``cosine`` and ``partial``: with its new row."""
 
     out: np.ndarray
     inside: np.ndarray
     below: np.ndarray
     entering: np.ndarray
+    entered: np.ndarray
     cosine: np.ndarray
     partial: np.ndarray
 
@@ -167,11 +183,12 @@ def sides(
     was_out, now_in = p_old < low - MARGIN, p_new > top + MARGIN
     out = was_out & (p_new < low - MARGIN)
     inside = (p_old > top + MARGIN) & now_in
-    entering = was_out & now_in & ((c_new <= 0) | (c_new < f - MARGIN))
+    entered = was_out & now_in
+    entering = entered & ((c_new <= 0) | (c_new < f - MARGIN))
     uncut = ~np.isfinite(cut)
     if uncut.any():  # every page with a partial sum was ordered: see _uncut
         out[uncut], inside[uncut] = _uncut(p_old[uncut], p_new[uncut], champions.changed)
-    return Sides(out, inside, below, entering, c_new, p_new)
+    return Sides(out, inside, below, entering, entered, c_new, p_new)
 
 
 def _uncut(p_old: np.ndarray, p_new: np.ndarray, changed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -194,22 +211,29 @@ def _unmoved(
     cut: np.ndarray,
     high: np.ndarray,
     floor: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, list[Moved]]:
     """Whether each source's (``rows``, ``lookups``) list stays as it was through every
     changed and boundary page but for the pages entering (see the module; :func:`sides`),
-    and the highest partial sum of those entering (the cut's ``high`` when none enter)."""
+    the highest partial sum of those entering (the cut's ``high`` when none enter), and the
+    lists that moved only through pages ordered before and after (:mod:`list_patch`)."""
     keep, raised = np.ones(rows.shape[0], dtype=bool), high.copy()
+    moved: list[Moved] = []
     pages = champions.old.shape[0]
     if pages == 0:
-        return keep, raised
+        return keep, raised, moved
     step = max(1, PRODUCT_CELLS // pages)
     for lo in range(0, rows.shape[0], step):
         part = slice(lo, lo + step)
         at = sides(rows[part], lookups[part], champions, cut[part], high[part], floor[part])
-        keep[part] = (((at.out | at.inside) & at.below) | at.entering).all(axis=1)
+        settled = ((at.out | at.inside) & at.below) | at.entering
+        keep[part] = settled.all(axis=1)
         entering = np.where(at.entering, at.partial, -np.inf).max(axis=1)
         raised[part] = np.maximum(raised[part], entering)
-    return keep, raised
+        open_ = ~keep[part] & (settled | at.inside).all(axis=1) & ~at.entered.any(axis=1)
+        for r in np.flatnonzero(open_).tolist():
+            pages_at = np.flatnonzero(~settled[r])
+            moved.append(Moved(lo + r, champions.pages[pages_at], at.cosine[r, pages_at]))
+    return keep, raised, moved
 
 
 def aligned_rows(frame: pl.DataFrame, urls: Sequence[str], width: int) -> sparse.csr_matrix:
