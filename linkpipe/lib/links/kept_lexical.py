@@ -62,12 +62,14 @@ class KeptList:
     """A source's TF-IDF neighbours as the index found them (URLs, best first), the partial
     sum at the index's cut (None: nothing cut), the floor, and (``cut_high``) the highest the
     cut may be when pages entered the pages ordered since it was found (None: the cut is
-    exact; see the module)."""
+    exact; see the module); ``as_stored``: False for a list kept otherwise than the previous
+    crawl stored it (patched, or its cut's range raised): its row is written again."""
 
     urls: tuple[str, ...]
     cut: float | None
     floor: float
     cut_high: float | None = None
+    as_stored: bool = True
 
 
 def kept_lists(
@@ -108,8 +110,10 @@ def kept_lists(
     columns = ("source_url", "lexical_cut", "lexical_floor", "lexical_cut_high")
     for i in np.flatnonzero(keep).tolist():
         source, low, floor, stored_high = (frame[c][i] for c in columns)
-        top = float(raised[i]) if raised[i] > high[i] else stored_high
-        out[source] = KeptList(tuple(hits[i]), low, floor, top)
+        if raised[i] > high[i]:
+            out[source] = KeptList(tuple(hits[i]), low, floor, float(raised[i]), False)
+        else:
+            out[source] = KeptList(tuple(hits[i]), low, floor, stored_high)
     url_of = {r: u for u, r in row_of.items()} if moved else {}
     for m in (m for m in moved if clear[m.source]):
         patch = patched_list(
@@ -117,7 +121,7 @@ def kept_lists(
         )
         if patch is not None:
             source, low, stored_high = (frame[c][m.source] for c in columns[:2] + columns[3:])
-            out[source] = KeptList(patch[0], low, patch[1], stored_high)
+            out[source] = KeptList(patch[0], low, patch[1], stored_high, False)
     return out
 
 

@@ -378,3 +378,30 @@ def test_a_search_takes_the_kept_hits_and_lists_of_their_sources_and_finds_the_o
         assert [h.tolist() for h in again.hits(qi)] == [h.tolist() for h in fresh.hits(qi)]
     assert again.lists == fresh.lists and again.lexical == fresh.lexical
     assert all(listed.urls for listed in again.lists)  # the twelve pages share words
+
+
+def test_a_quiet_source_stores_its_searches_again_unless_both_were_kept_as_stored() -> None:
+    """A quiet source's row is copied; what it stores of its searches is written again when
+    an index was searched, or when its TF-IDF list was kept otherwise than stored (patched,
+    or its cut now a range): the next crawl must read this crawl's list, cut and floor."""
+    hits = (np.array([0.9], np.float32), np.array([1]))
+    kept = KeptList(("/x",), 0.2, 0.5)
+    gate = SourceGate(
+        "salt",
+        SiteChanges(touched=frozenset(), relinked=frozenset()),
+        CandidateLimits(),
+        kept_hits={"/a": hits, "/b": hits, "/c": hits, "/d": hits},
+        kept_lists={
+            "/a": kept,
+            "/b": replace(kept, cut_high=0.3, as_stored=False),  # pages entered
+            "/c": replace(kept, urls=("/y",), floor=0.6, as_stored=False),  # patched
+        },
+    )
+    for source in ("/a", "/b", "/c", "/d"):  # /d: its list searched
+        lexical = gate.kept_lists.get(source, KeptList(("/z",), None, 0.0))
+        read = GateRead("d", ("/x",), hits[0].tobytes(), 1, lexical)
+        gate.searched_again(source, read, ["k"])
+    assert sorted(gate.searched) == ["/b", "/c", "/d"]
+    stored = gate.searched["/b"]
+    assert (stored.lexical_hits, stored.lexical_cut, stored.lexical_cut_high) == (["/x"], 0.2, 0.3)
+    assert (gate.searched["/c"].lexical_hits, gate.searched["/c"].lexical_floor) == (["/y"], 0.6)

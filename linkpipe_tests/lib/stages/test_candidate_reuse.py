@@ -209,9 +209,30 @@ def test_a_third_crawl_keeps_searches_stored_by_quiet_sources_and_equals_a_recom
         kept += meta["sources_hits_kept"] + meta["sources_lists_kept"]
     assert kept > 0
     assert _rows(db, "c3") == incremental
+    lists = _stored_lists(db, "c3")
     for shard in range(DEFAULT_SHARDS):
         materialize_candidate_pairs(db, "c3", shard, fake_model, reuse=False)
     assert _rows(db, "c3") == incremental  # recomputed from scratch: the very same rows
+    searched = _stored_lists(db, "c3")  # every source's lists as the indexes find them
+    assert lists.keys() == searched.keys()
+    for source, (hits, floor, cut, high) in lists.items():
+        found, found_floor, found_cut, _ = searched[source]
+        assert hits == found and floor == pytest.approx(found_floor, abs=1e-12)
+        if cut is None:
+            assert found_cut is None
+        else:  # the cut kept as stored, or as a range when pages entered the ones ordered
+            assert cut - 1e-9 <= found_cut <= (cut if high is None else high) + 1e-9
+
+
+def _stored_lists(db: Path, crawl_id: str) -> dict[str, tuple]:
+    """Each source's stored TF-IDF list, floor, cut and the cut's high end."""
+    rows = _all(
+        db,
+        """SELECT source_url, lexical_hits, lexical_floor, lexical_cut, lexical_cut_high
+           FROM candidate_sources WHERE crawl_id = ? AND lexical_hits IS NOT NULL""",
+        crawl_id,
+    )
+    return {r[0]: tuple(r[1:]) for r in rows}
 
 
 def test_an_unchanged_site_copies_every_shard_and_the_copy_equals_a_recomputation(
