@@ -155,13 +155,15 @@ def _reuse_figures(
     previous: str | None,
 ) -> dict[str, object]:
     """What a computed shard reports of its reuse: sources copied, quiet, gated pair by pair
-    or re-keyed, pairs copied, names changed, anchors and parses reused."""
+    or re-keyed, pairs copied, searches kept (and TF-IDF lists kept otherwise than stored:
+    patched, or their cut a range), names changed, anchors and parses reused."""
     meta: dict[str, object] = {"anchor_mode": "names", "copied_from": ""}
     meta |= {"sources_copied": len(sources.kept) + len(gate.quiet)}
     meta |= {"sources_quiet": len(gate.quiet), "pairs_copied": len(sources.kept_pairs)}
     meta |= {"sources_gated_by_pair": len(gate.touched), "sources_rekeyed": len(gate.rekeyed)}
     meta |= {"sources_hits_kept": len(gate.kept_hits), "sources_lists_kept": len(gate.kept_lists)}
-    meta |= {"quiet_sources_searched": len(gate.searched)}
+    rewritten = sum(not listed.as_stored for listed in gate.kept_lists.values())
+    meta |= {"quiet_sources_searched": len(gate.searched), "lists_kept_rewritten": rewritten}
     meta |= {"names_added": len(gate.names.added), "names_reach": len(gate.names.reach)}
     meta |= {"anchors_reused": known.reused, "reused_from": previous or ""}
     return meta | {"parses_loaded": parses.loaded, "parses_stored": parses.stored}
