@@ -306,6 +306,10 @@ ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_floor DOUBLE;
 -- The highest the cut may be when the list was kept while pages entered the ones the index
 -- orders (NULL: lexical_cut is exact; lib/links/kept_lexical.py).
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_cut_high DOUBLE;
+-- The page of highest partial sum below the cut and that sum (NULL: not known): a later crawl
+-- in which one page leaves the ones ordered takes it in instead of querying.
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_next VARCHAR;
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_next_partial DOUBLE;
 
 -- The digest of everything a shard's candidate_pairs rows were computed from (site pages,
 -- embeddings, links, the shard's sentences, settings, model, code): a later crawl of the same

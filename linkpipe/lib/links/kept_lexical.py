@@ -28,7 +28,9 @@ kept stores the cut as a range (``cut`` to ``cut_high``), and the next crawl com
 low end what must stay below and with its high end what must stay above. A list searched
 again has an exact cut. A list that moved only through changed pages ordered both times
 (their cosine at or above the floor) is patched rather than searched
-(:mod:`~linkpipe.lib.links.list_patch`). No source looking up a term whose list's
+(:mod:`~linkpipe.lib.links.list_patch`), and one moved only by one changed page leaving the
+pages ordered gives its last place to the page just below the cut, stored with the list
+(:mod:`~linkpipe.lib.links.list_next`). No source looking up a term whose list's
 membership cannot be told (two weights tie at its lowest) is kept. Ties at the cut and
 among cosines are resolved in page order, which unchanged pages keep. Comparisons allow :data:`MARGIN` (the sums here are
 not added up in the index's order). Tested against searching again.
@@ -50,6 +52,7 @@ from linkpipe.lib.links.champion_lists import (
     ChangedRows,
     champion_rows,
 )
+from linkpipe.lib.links.list_next import known_next, left_one, next_columns
 from linkpipe.lib.links.list_patch import Moved, patched_list
 from linkpipe.lib.text.lexical_index import LexicalIndex, heaviest
 from linkpipe.lib.text.tfidf import rows_matrix
@@ -63,13 +66,17 @@ class KeptList:
     sum at the index's cut (None: nothing cut), the floor, and (``cut_high``) the highest the
     cut may be when pages entered the pages ordered since it was found (None: the cut is
     exact; see the module); ``as_stored``: False for a list kept otherwise than the previous
-    crawl stored it (patched, or its cut's range raised): its row is written again."""
+    crawl stored it (patched, its cut moved, its next page no longer known): its row is
+    written again; ``next_url`` and ``next_partial``: the page of highest partial sum below
+    the cut and that sum (None: not known)."""
 
     urls: tuple[str, ...]
     cut: float | None
     floor: float
     cut_high: float | None = None
     as_stored: bool = True
+    next_url: str | None = None
+    next_partial: float | None = None
 
 
 def kept_lists(
@@ -79,50 +86,111 @@ def kept_lists(
     changed: ChangedRows,
 ) -> dict[str, KeptList]:
     """The stored lists (``source_url, lexical_hits, lexical_cut, lexical_floor`` and, when
-    stored, ``lexical_cut_high``: unchanged sources searched with this crawl's salt) that no
-    change can move (see the module), by source, each with the range its cut now lies in;
-    ``row_of``: each page's row in the index's matrix."""
-    frame = stored.filter(
-        pl.col("lexical_hits").is_not_null()
-        & pl.col("lexical_floor").is_not_null()
-        & pl.col("source_url").is_in(list(row_of))
-    )
+    stored, ``lexical_cut_high, lexical_next, lexical_next_partial``: unchanged sources
+    searched with this crawl's salt) that no change can move, patched, or moved by one page
+    leaving (see the module), by source, each with the range its cut now lies in and its
+    next page where still known; ``row_of``: each page's row in the index's matrix."""
+    frame = _stored_frame(stored, row_of)
     if frame.is_empty():
         return {}
-    if "lexical_cut_high" not in frame.columns:
-        frame = frame.with_columns(lexical_cut_high=pl.lit(None, pl.Float64))
-    frame = frame.with_columns(high=pl.coalesce("lexical_cut_high", "lexical_cut"))
     rows = index.matrix[[row_of[s] for s in frame["source_url"].to_list()]]
     lookups = heaviest(rows, index.settings.query_terms)
     cut = frame["lexical_cut"].fill_null(np.inf).to_numpy()
     high = frame["high"].fill_null(np.inf).to_numpy()
     champions = champion_rows(index, changed)
     floors = frame["lexical_floor"].to_numpy()
-    keep, raised, moved = _unmoved(rows, lookups, champions, cut, high, floors)
+    v = _unmoved(rows, lookups, champions, cut, high, floors)
     clear = np.ones(len(cut), dtype=bool)
     if len(champions.unclear):
         clear = np.asarray(lookups[:, champions.unclear].getnnz(axis=1) == 0)
-    keep &= clear
     hits = frame["lexical_hits"].to_list()
-    for i in np.flatnonzero(keep & (raised > high)).tolist():
-        keep[i] = _members_above(index, champions, lookups[i], hits[i], row_of, raised[i])
-    out: dict[str, KeptList] = {}
-    columns = ("source_url", "lexical_cut", "lexical_floor", "lexical_cut_high")
-    for i in np.flatnonzero(keep).tolist():
-        source, low, floor, stored_high = (frame[c][i] for c in columns)
-        if raised[i] > high[i]:
-            out[source] = KeptList(tuple(hits[i]), low, floor, float(raised[i]), False)
-        else:
-            out[source] = KeptList(tuple(hits[i]), low, floor, stored_high)
-    url_of = {r: u for u, r in row_of.items()} if moved else {}
-    for m in (m for m in moved if clear[m.source]):
+    keep = v.keep & clear
+    for i in np.flatnonzero(keep & (v.raised > high)).tolist():
+        keep[i] = _members_above(index, champions, lookups[i], hits[i], row_of, v.raised[i])
+    nexts = known_next(frame, row_of, champions.pages, v.out_top, v.raised > high)
+    lists = _Lists(frame, hits, nexts, {r: u for u, r in row_of.items()})
+    raised = (v.raised > high).tolist()
+    out = {
+        lists.source(i): lists.kept(i, raised[i], float(v.raised[i]))
+        for i in np.flatnonzero(keep).tolist()
+    }
+    for m in (m for m in v.moved if clear[m.source]):
         patch = patched_list(
-            rows[m.source], hits[m.source], floors[m.source], m, index.matrix, row_of, url_of
+            rows[m.source], hits[m.source], floors[m.source], m, index.matrix, row_of, lists.url_of
         )
         if patch is not None:
-            source, low, stored_high = (frame[c][m.source] for c in columns[:2] + columns[3:])
-            out[source] = KeptList(patch[0], low, patch[1], stored_high, False)
+            out[lists.source(m.source)] = lists.patched(m.source, *patch)
+    for i in np.flatnonzero(clear & ~keep & (v.leaving >= 0) & (nexts >= 0)).tolist():
+        took = left_one(
+            rows[i],
+            index.matrix,
+            int(nexts[i]),
+            float(lists.partials[i]),
+            float(v.leaving_partial[i]),
+            float(floors[i]),
+        )
+        if took is not None:
+            out[lists.source(i)] = lists.left(i, *took)
     return out
+
+
+def _stored_frame(stored: pl.DataFrame, row_of: Mapping[str, int]) -> pl.DataFrame:
+    """The stored lists a refresh may keep, every column of :func:`kept_lists` present (an
+    older database lacks the cut's high end and the next page) and ``high``: the cut's high
+    end (its low end when exact)."""
+    frame = stored.filter(
+        pl.col("lexical_hits").is_not_null()
+        & pl.col("lexical_floor").is_not_null()
+        & pl.col("source_url").is_in(list(row_of))
+    )
+    missing = {"lexical_cut_high": pl.Float64, "lexical_next": pl.String}
+    missing |= {"lexical_next_partial": pl.Float64}
+    frame = frame.with_columns(
+        pl.lit(None, dtype).alias(name)
+        for name, dtype in missing.items()
+        if name not in frame.columns
+    )
+    return frame.with_columns(high=pl.coalesce("lexical_cut_high", "lexical_cut"))
+
+
+class _Lists:
+    """The kept lists of a frame of stored ones, made as each rule keeps them."""
+
+    def __init__(
+        self, frame: pl.DataFrame, hits: list[list[str]], nexts: np.ndarray, url_of: dict[int, str]
+    ) -> None:
+        self.sources = frame["source_url"].to_list()
+        self.cuts = frame["lexical_cut"].to_list()
+        self.floors = frame["lexical_floor"].to_list()
+        self.highs = frame["lexical_cut_high"].to_list()
+        self.urls, self.partials = next_columns(frame)
+        self.hits, self.nexts, self.url_of = hits, nexts, url_of
+
+    def source(self, i: int) -> str:
+        return str(self.sources[i])
+
+    def _next(self, i: int) -> tuple[str | None, float | None]:
+        """The source's next page and its sum where still known."""
+        if self.nexts[i] < 0:
+            return None, None
+        return self.urls[i], float(self.partials[i])
+
+    def kept(self, i: int, raised: bool, high: float) -> KeptList:
+        """The list kept as it was, its cut's range raised to ``high`` when pages entered."""
+        url, partial = self._next(i)
+        same = not raised and url == self.urls[i]
+        top = high if raised else self.highs[i]
+        return KeptList(tuple(self.hits[i]), self.cuts[i], self.floors[i], top, same, url, partial)
+
+    def patched(self, i: int, urls: tuple[str, ...], floor: float) -> KeptList:
+        """The list patched to ``urls`` with its new ``floor``."""
+        url, partial = self._next(i)
+        return KeptList(urls, self.cuts[i], floor, self.highs[i], False, url, partial)
+
+    def left(self, i: int, cut: float, next_stays: bool) -> KeptList:
+        """The list kept while one page left the ones ordered: the cut now ``cut`` (exact)."""
+        url, partial = self._next(i) if next_stays else (None, None)
+        return KeptList(tuple(self.hits[i]), cut, self.floors[i], None, False, url, partial)
 
 
 def _members_above(
@@ -154,13 +222,15 @@ class Sides(NamedTuple):
     both; ``below``, its cosine below the floor (or none) with both (a boundary page's
     cosine does not change: always); ``entering``, below the cut before, above it now, with
     a cosine below the floor; ``entered``: below the cut before, above it now, whatever its
-    cosine; ``cosine`` and ``partial``: with its new row."""
+    cosine; ``left``: above it before, below it now; ``cosine`` and ``partial``: with its new
+    row."""
 
     out: np.ndarray
     inside: np.ndarray
     below: np.ndarray
     entering: np.ndarray
     entered: np.ndarray
+    left: np.ndarray
     cosine: np.ndarray
     partial: np.ndarray
 
@@ -189,10 +259,12 @@ def sides(
     inside = (p_old > top + MARGIN) & now_in
     entered = was_out & now_in
     entering = entered & ((c_new <= 0) | (c_new < f - MARGIN))
+    left = (p_old > top + MARGIN) & (p_new < low - MARGIN)
     uncut = ~np.isfinite(cut)
     if uncut.any():  # every page with a partial sum was ordered: see _uncut
         out[uncut], inside[uncut] = _uncut(p_old[uncut], p_new[uncut], champions.changed)
-    return Sides(out, inside, below, entering, entered, c_new, p_new)
+        left[uncut] = False
+    return Sides(out, inside, below, entering, entered, left, c_new, p_new)
 
 
 def _uncut(p_old: np.ndarray, p_new: np.ndarray, changed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -208,6 +280,22 @@ def _uncut(p_old: np.ndarray, p_new: np.ndarray, changed: int) -> tuple[np.ndarr
     return out, had & has
 
 
+class Verdicts(NamedTuple):
+    """What :func:`_unmoved` finds of each source: its list ``keep``s; the highest partial sum
+    of the pages entering (``raised``: the cut's high end when none); the lists that moved
+    only through pages ordered before and after (``moved``, see :mod:`list_patch`); the
+    highest partial sum now of a page below the cut both times (``out_top``: -inf when none),
+    and the one changed page leaving the pages ordered (``leaving``: -1 when not just one),
+    with its partial sum now (``leaving_partial``; see :mod:`list_next`)."""
+
+    keep: np.ndarray
+    raised: np.ndarray
+    moved: list[Moved]
+    out_top: np.ndarray
+    leaving: np.ndarray
+    leaving_partial: np.ndarray
+
+
 def _unmoved(
     rows: sparse.csr_matrix,
     lookups: sparse.csr_matrix,
@@ -215,29 +303,42 @@ def _unmoved(
     cut: np.ndarray,
     high: np.ndarray,
     floor: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, list[Moved]]:
-    """Whether each source's (``rows``, ``lookups``) list stays as it was through every
-    changed and boundary page but for the pages entering (see the module; :func:`sides`),
-    the highest partial sum of those entering (the cut's ``high`` when none enter), and the
-    lists that moved only through pages ordered before and after (:mod:`list_patch`)."""
-    keep, raised = np.ones(rows.shape[0], dtype=bool), high.copy()
-    moved: list[Moved] = []
+) -> Verdicts:
+    """The :class:`Verdicts` of sources (``rows``, ``lookups``) through every changed and
+    boundary page (see the module; :func:`sides`), a chunk of sources at a time."""
+    n = rows.shape[0]
+    v = Verdicts(
+        np.ones(n, bool), high.copy(), [], np.full(n, -np.inf), np.full(n, -1), np.zeros(n)
+    )
     pages = champions.old.shape[0]
-    if pages == 0:
-        return keep, raised, moved
-    step = max(1, PRODUCT_CELLS // pages)
-    for lo in range(0, rows.shape[0], step):
+    step = max(1, PRODUCT_CELLS // max(pages, 1))
+    for lo in range(0, n if pages else 0, step):
         part = slice(lo, lo + step)
         at = sides(rows[part], lookups[part], champions, cut[part], high[part], floor[part])
         settled = ((at.out | at.inside) & at.below) | at.entering
-        keep[part] = settled.all(axis=1)
+        v.keep[part] = settled.all(axis=1)
         entering = np.where(at.entering, at.partial, -np.inf).max(axis=1)
-        raised[part] = np.maximum(raised[part], entering)
-        open_ = ~keep[part] & (settled | at.inside).all(axis=1) & ~at.entered.any(axis=1)
-        for r in np.flatnonzero(open_).tolist():
+        v.raised[part] = np.maximum(v.raised[part], entering)
+        v.out_top[part] = np.where(at.out, at.partial, -np.inf).max(axis=1)
+        quiet = ~v.keep[part] & ~at.entered.any(axis=1)
+        for r in np.flatnonzero(quiet & (settled | at.inside).all(axis=1)).tolist():
             pages_at = np.flatnonzero(~settled[r])
-            moved.append(Moved(lo + r, champions.pages[pages_at], at.cosine[r, pages_at]))
-    return keep, raised, moved
+            v.moved.append(Moved(lo + r, champions.pages[pages_at], at.cosine[r, pages_at]))
+        _one_leaving(v, lo, at, settled, quiet & np.isfinite(cut[part]), champions.changed)
+    return v
+
+
+def _one_leaving(
+    v: Verdicts, lo: int, at: Sides, settled: np.ndarray, quiet: np.ndarray, changed: int
+) -> None:
+    """Mark the sources of a chunk (from ``lo``) whose only unsettled page is one changed page
+    leaving the pages ordered with a cosine below the floor (``quiet``: no page entered)."""
+    leaving = at.left & at.below
+    leaving[:, changed:] = False
+    one = quiet & ((~settled).sum(axis=1) == 1) & (leaving & ~settled).any(axis=1)
+    for r in np.flatnonzero(one).tolist():
+        page = int(np.flatnonzero(~settled[r])[0])
+        v.leaving[lo + r], v.leaving_partial[lo + r] = page, at.partial[r, page]
 
 
 def aligned_rows(frame: pl.DataFrame, urls: Sequence[str], width: int) -> sparse.csr_matrix:

@@ -51,8 +51,11 @@ def tfidf_neighbours(
         elif row < 0:
             out.append(KeptList((), None, 0.0))
         else:
-            near, (cut, floor) = next(searched)
-            out.append(KeptList(tuple(tfidf.urls[j] for j in near), cut, floor))
+            near, b = next(searched)
+            urls = tuple(tfidf.urls[j] for j in near)
+            following = tfidf.urls[b.next_row] if b.next_row >= 0 else None
+            partial = b.next_partial if following is not None else None
+            out.append(KeptList(urls, b.cut, b.floor, next_url=following, next_partial=partial))
     return out
 
 

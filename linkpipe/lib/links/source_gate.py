@@ -100,6 +100,8 @@ class Computed(NamedTuple):
     lexical_cut: float | None
     lexical_floor: float | None
     lexical_cut_high: float | None
+    lexical_next: str | None
+    lexical_next_partial: float | None
 
 
 @dataclass(frozen=True)
@@ -180,12 +182,19 @@ class SourceGate:
     def stored(self, read: GateRead, keys: list[str]) -> Computed:
         """What the shard stores of a source the gate read as ``read``, its text holding
         the name ``keys``."""
-        salt, found = self.search_salt, read.lexical
-        lexical = (
-            (list(found.urls), found.cut, found.floor, found.cut_high) if found else (None,) * 4
-        )
+        searched = (read.digest, keys, read.sims, list(read.hits), read.searched)
+        found = read.lexical
+        if found is None:
+            return Computed(*searched, self.search_salt, *(None,) * 6)
         return Computed(
-            read.digest, keys, read.sims, list(read.hits), read.searched, salt, *lexical
+            *searched,
+            self.search_salt,
+            list(found.urls),
+            found.cut,
+            found.floor,
+            found.cut_high,
+            found.next_url,
+            found.next_partial,
         )
 
     def known_keys(self, source: str, site: SiteContext, src: SourceText) -> list[str] | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,10 +26,22 @@ from linkpipe.lib.text.postings import Postings, build_postings
 
 Neighbours = list[NDArray[np.int64]]
 """For each query row, the rows of its neighbours, best first."""
-Bounds = tuple[float | None, float]
-"""What a query's neighbours hang on: the partial sum at the cut of the pages ordered by
-exact cosine (None when no page was cut) and the cosine of the last neighbour when the query
-found all it asked for (else 0): see :mod:`~linkpipe.lib.links.kept_lexical`."""
+
+
+class Bounds(NamedTuple):
+    """What a query's neighbours hang on: the partial sum at the cut of the pages ordered by
+    exact cosine (None when no page was cut), the cosine of the last neighbour when the query
+    found all it asked for (else 0), and the page of highest partial sum below the cut with
+    that sum (row -1: none, or another within :data:`TIE` of it or of the cut): see
+    :mod:`~linkpipe.lib.links.kept_lexical`."""
+
+    cut: float | None
+    floor: float
+    next_row: int = -1
+    next_partial: float = 0.0
+
+
+TIE = 1e-9  # partial sums this close may come in either order (see Bounds.next_row)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +118,10 @@ class LexicalIndex:
             lookups = heaviest(queries, self.settings.query_terms)
             partial = self.postings.partial_sums(lookups)
             for i in range(queries.shape[0]):
-                found, cut, floor = self._rerank(partial, queries, i, dense, ks[first + i])
+                found, bound = self._rerank(partial, queries, i, dense, ks[first + i])
                 out.append(found)
                 if bounds is not None:
-                    bounds.append((cut, floor))
+                    bounds.append(bound)
         return out
 
     def _rerank(
@@ -118,12 +131,13 @@ class LexicalIndex:
         i: int,
         dense: NDArray[np.float64],
         k: int,
-    ) -> tuple[NDArray[np.int64], float | None, float]:
+    ) -> tuple[NDArray[np.int64], Bounds]:
         """The ``k`` best of query ``i``'s ``rerank`` best partial matches, by exact cosine,
         with their :data:`Bounds`."""
         lo, hi = partial.indptr[i], partial.indptr[i + 1]
         keep = max(k, self.settings.rerank)
-        reached, cut = best_and_cut(partial.indices[lo:hi], partial.data[lo:hi], keep)
+        places, scores = partial.indices[lo:hi], partial.data[lo:hi]
+        reached, cut = best_and_cut(places, scores, keep)
         cols = np.sort(self.postings.rows[reached])
         terms = queries.indices[queries.indptr[i] : queries.indptr[i + 1]]
         dense[terms] = queries.data[queries.indptr[i] : queries.indptr[i + 1]]
@@ -132,7 +146,28 @@ class LexicalIndex:
         order = np.argsort(-exact, kind="stable")[:k]
         order = order[exact[order] > 0]
         found: NDArray[np.int64] = cols[order].astype(np.int64)
-        return found, cut, float(exact[order[-1]]) if len(order) == k else 0.0
+        floor = float(exact[order[-1]]) if len(order) == k else 0.0
+        if cut is None:
+            return found, Bounds(None, floor)
+        row, below = next_below(places, scores, cut)
+        return found, Bounds(cut, floor, int(self.postings.rows[row]) if row >= 0 else -1, below)
+
+
+def next_below(
+    places: NDArray[np.int32], scores: NDArray[np.float64], cut: float
+) -> tuple[int, float]:
+    """The place of highest score below ``cut`` and that score; (-1, 0) when there is none,
+    when another score is within :data:`TIE` of it, or when a score other than the cut's own
+    is (which of them is below the cut may hang on the order the index meets them)."""
+    near_cut = np.count_nonzero(np.abs(scores - cut) <= TIE)
+    below = scores < cut - TIE
+    if near_cut > 1 or not below.any():
+        return -1, 0.0
+    at = int(np.argmax(np.where(below, scores, -np.inf)))
+    best = float(scores[at])
+    if np.count_nonzero(np.abs(scores - best) <= TIE) > 1:
+        return -1, 0.0
+    return int(places[at]), best
 
 
 def best_of(places: NDArray[np.int32], scores: NDArray[np.float64], keep: int) -> NDArray[np.int32]:

@@ -18,7 +18,7 @@ from linkpipe.lib.links.kept_lexical import (
     kept_lists,
     new_rows,
 )
-from linkpipe.lib.text.lexical_index import IndexSettings, LexicalIndex
+from linkpipe.lib.text.lexical_index import Bounds, IndexSettings, LexicalIndex
 
 K = 6  # neighbours a query asks for
 # short champion lists and few pages ordered exactly: the index's approximate regime, where
@@ -49,19 +49,30 @@ def _frame(stored: dict[str, KeptList]) -> pl.DataFrame:
             "lexical_cut": [k.cut for k in stored.values()],
             "lexical_floor": [k.floor for k in stored.values()],
             "lexical_cut_high": [k.cut_high for k in stored.values()],
+            "lexical_next": [k.next_url for k in stored.values()],
+            "lexical_next_partial": [k.next_partial for k in stored.values()],
         },
         schema_overrides={
             "lexical_cut": pl.Float64,
             "lexical_cut_high": pl.Float64,
+            "lexical_next": pl.String,
+            "lexical_next_partial": pl.Float64,
             "lexical_hits": pl.List(pl.String),
         },
     )
 
 
-def _lists(index: LexicalIndex, urls: list[str]) -> tuple[list[list[str]], list]:
-    bounds: list = []
+def _lists(index: LexicalIndex, urls: list[str]) -> tuple[list[list[str]], list[Bounds]]:
+    bounds: list[Bounds] = []
     found = index.neighbours(list(range(len(urls))), K, bounds=bounds)
     return [[urls[j] for j in rows] for rows in found], bounds
+
+
+def _searched(found: list[str], b: Bounds, urls: list[str]) -> KeptList:
+    """The list a search stores: its pages, cut, floor and next page."""
+    following = urls[b.next_row] if b.next_row >= 0 else None
+    partial = b.next_partial if following is not None else None
+    return KeptList(tuple(found), b.cut, b.floor, next_url=following, next_partial=partial)
 
 
 def _edit(
@@ -87,13 +98,16 @@ def _check_kept(kept: dict[str, KeptList], index: LexicalIndex, urls: list[str])
     row_of = {u: i for i, u in enumerate(urls)}
     for url, found in kept.items():
         assert list(found.urls) == now[row_of[url]]
-        cut, floor = bounds[row_of[url]]
-        assert floor == found.floor
+        b = bounds[row_of[url]]
+        assert b.floor == found.floor
         if found.cut is None:
-            assert cut is None
+            assert b.cut is None
         else:
             high = found.cut if found.cut_high is None else found.cut_high
-            assert found.cut - MARGIN <= cut <= high + MARGIN
+            assert found.cut - MARGIN <= b.cut <= high + MARGIN
+        if found.next_url is not None:  # a next page still known is the query's
+            assert found.next_url == urls[b.next_row]
+            assert abs(found.next_partial - b.next_partial) <= MARGIN
     return now
 
 
@@ -101,7 +115,7 @@ def test_a_list_no_changed_row_can_move_is_what_the_index_finds_again(monkeypatc
     rng = np.random.default_rng(0)
     before = _rows(rng, 500)
     urls = [f"/p{i:03d}" for i in range(500)]
-    assert any(cut is not None for cut, _ in _lists(LexicalIndex(before, SETTINGS), urls)[1])
+    assert any(b.cut is not None for b in _lists(LexicalIndex(before, SETTINGS), urls)[1])
     moved = [4, 77, 78, 250, 499, 300, 301]  # 300 goes (no row after), 301 comes
     before = before.tolil()
     before[301] = 0
@@ -116,7 +130,7 @@ def test_a_list_no_changed_row_can_move_is_what_the_index_finds_again(monkeypatc
     assert champions.old.shape[0] > len(moved)  # changed pages push unchanged ones out ...
     assert champions.new[: len(moved)].nnz < changed.new.nnz  # ... and are left out of lists
     stored = {
-        u: KeptList(tuple(found), *b)
+        u: _searched(found, b, urls)
         for i, (u, found, b) in enumerate(zip(urls, lists, bounds, strict=True))
         if i not in moved
     }
@@ -140,7 +154,7 @@ def test_a_cut_kept_as_a_range_keeps_lists_right_in_the_next_refresh():
     row_of = {u: i for i, u in enumerate(urls)}
     first = _rows(np.random.default_rng(4), 400)
     lists, bounds = _lists(LexicalIndex(first, SETTINGS), urls)
-    stored = {u: KeptList(tuple(f), *b) for u, f, b in zip(urls, lists, bounds, strict=True)}
+    stored = {u: _searched(f, b, urls) for u, f, b in zip(urls, lists, bounds, strict=True)}
     for n, moved in enumerate(([10, 20, 30, 40, 50], [60, 70, 80, 90, 15])):
         second = _edit(first, moved, 10 + n)
         index = LexicalIndex(second, SETTINGS)
@@ -151,7 +165,7 @@ def test_a_cut_kept_as_a_range_keeps_lists_right_in_the_next_refresh():
         assert len(kept) > 0.2 * len(unchanged)
         queried = _lists(index, urls)[1]
         stored = {  # what the refresh stores: lists kept as kept, the others as queried
-            u: kept.get(u) or KeptList(tuple(now[i]), *queried[i]) for i, u in enumerate(urls)
+            u: kept.get(u) or _searched(now[i], queried[i], urls) for i, u in enumerate(urls)
         }
         first = second
     assert any(k.cut_high is not None for k in stored.values())
@@ -180,7 +194,7 @@ def test_a_list_moved_only_by_pages_ordered_both_times_is_patched_to_what_a_quer
     index = LexicalIndex(after, SETTINGS)
     changed = ChangedRows(before[edited], after[edited], np.array(edited))
     stored = {
-        u: KeptList(tuple(f), *b)
+        u: _searched(f, b, urls)
         for i, (u, f, b) in enumerate(zip(urls, lists, bounds, strict=True))
         if i not in edited
     }
@@ -197,7 +211,7 @@ def test_without_changes_every_list_is_kept_and_a_short_list_is_reached_by_any_p
     urls = [f"/p{i:03d}" for i in range(120)]
     index = LexicalIndex(rows, SETTINGS)
     lists, bounds = _lists(index, urls)
-    stored = {u: KeptList(tuple(f), *b) for u, f, b in zip(urls, lists, bounds, strict=True)}
+    stored = {u: _searched(f, b, urls) for u, f, b in zip(urls, lists, bounds, strict=True)}
     row_of = {u: i for i, u in enumerate(urls)}
     none = ChangedRows(rows[:0], rows[:0], np.zeros(0, np.int64))
     assert kept_lists(_frame(stored), index, row_of, none) == stored
