@@ -105,8 +105,11 @@ def kept_lists(
         clear = np.asarray(lookups[:, champions.unclear].getnnz(axis=1) == 0)
     hits = frame["lexical_hits"].to_list()
     keep = v.keep & clear
-    for i in np.flatnonzero(keep & (v.raised > high)).tolist():
-        keep[i] = _members_above(index, champions, lookups[i], hits[i], row_of, v.raised[i])
+    check = np.flatnonzero(keep & (v.raised > high))
+    if len(check):
+        listed = [hits[i] for i in check.tolist()]
+        args = (lookups[check], listed, row_of, v.raised[check])
+        keep[check] = _members_above(index, champions, *args)
     nexts = known_next(frame, row_of, champions.pages, v.out_top, v.raised > high)
     lists = _Lists(frame, hits, nexts, {r: u for u, r in row_of.items()})
     raised = (v.raised > high).tolist()
@@ -120,15 +123,10 @@ def kept_lists(
         )
         if patch is not None:
             out[lists.source(m.source)] = lists.patched(m.source, *patch)
-    for i in np.flatnonzero(clear & ~keep & (v.leaving >= 0) & (nexts >= 0)).tolist():
-        took = left_one(
-            rows[i],
-            index.matrix,
-            int(nexts[i]),
-            float(lists.partials[i]),
-            float(v.leaving_partial[i]),
-            float(floors[i]),
-        )
+    leave = np.flatnonzero(clear & ~keep & (v.leaving >= 0) & (nexts >= 0))
+    cosines = np.asarray(rows[leave].multiply(index.matrix[nexts[leave]]).sum(axis=1)).ravel()
+    for i, cosine in zip(leave.tolist(), cosines.tolist(), strict=True):
+        took = left_one(lists.partials[i], v.leaving_partial[i], floors[i], cosine)
         if took is not None:
             out[lists.source(i)] = lists.left(i, *took)
     return out
@@ -197,20 +195,26 @@ def _members_above(
     index: LexicalIndex,
     champions: ChampionRows,
     lookups: sparse.csr_matrix,
-    members: Sequence[str],
+    hits: Sequence[Sequence[str]],
     row_of: Mapping[str, int],
-    entering: float,
-) -> bool:
-    """Whether every page of a source's list (``members``; its ``lookups``) has a partial sum
-    now above the highest partial sum of the pages entering (``entering``): none of them is
-    pushed out of the pages ordered by exact cosine."""
-    rows = [row_of[u] for u in members if u in row_of]
-    if len(rows) < len(members):
-        return False  # a member gone: not a list kept
-    if not rows:
-        return True
-    partial = (lookups @ champions.held_now(index.matrix[rows]).T).toarray()
-    return bool(partial.min() > entering + MARGIN)
+    entering: np.ndarray,
+) -> np.ndarray:
+    """For each source (a row of ``lookups``; ``hits``: its list), whether every page of its
+    list has a partial sum now above ``entering`` (the highest partial sum of the pages
+    entering): none of them is pushed out of the pages ordered by exact cosine. One product
+    for every (source, page of its list) pair."""
+    rows = [[row_of.get(u, -1) for u in listed] for listed in hits]
+    rows = [r if -1 not in r else [] for r in rows]  # a page of the list gone: not kept
+    ok = np.array([len(r) == len(listed) for r, listed in zip(rows, hits, strict=True)])
+    owner = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+    pages = np.array([p for r in rows for p in r], dtype=np.int64)
+    if not len(pages):
+        return ok
+    held = champions.held_now(index.matrix[pages])
+    partial = np.asarray(lookups[owner].multiply(held).sum(axis=1)).ravel()
+    lowest = np.full(len(rows), np.inf)
+    np.minimum.at(lowest, owner, partial)
+    return ok & (lowest > entering + MARGIN)
 
 
 PRODUCT_CELLS = 1 << 21  # (source, changed page) products held at a time (16 MB a matrix)

@@ -23,7 +23,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import polars as pl
-from scipy import sparse
 
 MARGIN = 1e-9  # partial sums and cosines this close tie (summed in another order here)
 
@@ -47,25 +46,20 @@ def known_next(
 
 
 def left_one(
-    row: sparse.csr_matrix,
-    matrix: sparse.csr_matrix,
-    next_row: int,
-    next_partial: float,
-    leaving_partial: float,
-    floor: float,
+    next_partial: float, leaving_partial: float, floor: float, next_cosine: float
 ) -> tuple[float, bool] | None:
     """The new cut when the one page leaving a source's ordered pages (``leaving_partial``
-    now) gives way to its next page or keeps the last place, and whether the next page stays
-    known; None when neither can be told (a tie, the next page's cosine reaching the floor,
-    or the leaving page without a partial sum now). ``row``: the source's TF-IDF row."""
-    if next_row < 0 or leaving_partial <= 0:
+    now) gives way to its next page (``next_partial``, ``next_cosine`` with the source) or
+    keeps the last place, and whether the next page stays known; None when neither can be
+    told (a tie, the next page's cosine reaching the floor, or the leaving page without a
+    partial sum now)."""
+    if leaving_partial <= 0:
         return None  # (a page without a partial sum now leaves fewer to cut, maybe none)
     if leaving_partial > next_partial + MARGIN:
         return leaving_partial, True
     if leaving_partial >= next_partial - MARGIN:
         return None
-    cosine = float((row @ matrix[next_row].T).toarray()[0, 0])
-    if cosine > 0 and cosine >= floor - MARGIN:
+    if next_cosine > 0 and next_cosine >= floor - MARGIN:
         return None
     return next_partial, False
 

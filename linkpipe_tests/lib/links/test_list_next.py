@@ -15,20 +15,25 @@ MATRIX = sparse.csr_matrix(
 )
 
 
+def _cos(page: int) -> float:
+    """The source's cosine with a page (rows are unit length)."""
+    return float((MATRIX[0] @ MATRIX[page].T).toarray()[0, 0])
+
+
 def test_the_leaving_page_keeps_the_last_place_when_its_sum_is_still_above_the_next() -> None:
-    assert left_one(MATRIX[0], MATRIX, 2, 0.30, 0.31, 0.9) == (0.31, True)
+    assert left_one(0.30, 0.31, 0.9, _cos(2)) == (0.31, True)
 
 
 def test_the_next_page_takes_the_last_place_when_its_cosine_is_below_the_floor() -> None:
-    assert left_one(MATRIX[0], MATRIX, 2, 0.30, 0.10, 0.9) == (0.30, False)
+    assert left_one(0.30, 0.10, 0.9, _cos(2)) == (0.30, False)
 
 
 def test_no_verdict_when_the_next_page_would_join_the_list_or_the_sums_tie() -> None:
-    assert left_one(MATRIX[0], MATRIX, 1, 0.30, 0.10, 0.9) is None  # cosine 1.0 >= floor
-    assert left_one(MATRIX[0], MATRIX, 1, 0.30, 0.10, 0.0) is None  # a short list: any overlap
-    assert left_one(MATRIX[0], MATRIX, 2, 0.30, 0.30 + MARGIN / 2, 0.9) is None  # a tie
-    assert left_one(MATRIX[0], MATRIX, 2, 0.30, 0.0, 0.9) is None  # no partial sum left
-    assert left_one(MATRIX[0], MATRIX, -1, 0.30, 0.10, 0.9) is None  # no next page known
+    assert left_one(0.30, 0.10, 0.9, _cos(1)) is None  # cosine 1.0 >= floor
+    assert left_one(0.30, 0.10, 0.0, _cos(1)) is None  # a short list: any overlap joins it
+    assert left_one(0.30, 0.10, 0.0, _cos(2)) == (0.30, False)  # ... none does not
+    assert left_one(0.30, 0.30 + MARGIN / 2, 0.9, _cos(2)) is None  # a tie
+    assert left_one(0.30, 0.0, 0.9, _cos(2)) is None  # no partial sum left
 
 
 def test_a_next_page_stays_known_only_while_nothing_can_pass_it() -> None:
