@@ -32,8 +32,9 @@ again has an exact cut. A list that moved only through changed pages ordered bot
 pages ordered gives its last place to the page just below the cut, stored with the list
 (:mod:`~linkpipe.lib.links.list_next`). No source looking up a term whose list's
 membership cannot be told (two weights tie at its lowest) is kept. Ties at the cut and
-among cosines are resolved in page order, which unchanged pages keep. Comparisons allow :data:`MARGIN` (the sums here are
-not added up in the index's order). Tested against searching again.
+among cosines are resolved in page order, which unchanged pages keep. Comparisons allow
+:data:`MARGIN` (the sums here are not added up in the index's order). Tested against
+searching again.
 """
 
 from __future__ import annotations

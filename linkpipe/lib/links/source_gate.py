@@ -174,7 +174,7 @@ class SourceGate:
         the stored, but a touched page's similarity, the TF-IDF neighbours it does not read,
         the cut and the floor may be this crawl's; the next crawl keeps them from this
         crawl, :mod:`kept_hits`, :mod:`kept_lexical`); so is one whose TF-IDF list was kept
-        but not as stored (patched, or its cut now a range)."""
+        otherwise than stored (patched, its cut moved, its next page no longer known)."""
         listed = self.kept_lists.get(source)
         if source not in self.kept_hits or listed is None or not listed.as_stored:
             self.searched[source] = self.stored(read, keys)
