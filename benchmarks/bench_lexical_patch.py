@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from linkpipe.lib.links.champion_lists import ChampionRows, champion_rows
-from linkpipe.lib.links.kept_lexical import MARGIN, kept_lists, sides
+from linkpipe.lib.links.champion_lists import MARGIN, ChampionRows, champion_rows
+from linkpipe.lib.links.kept_lexical import kept_lists, sides, stored_frame
 from linkpipe.lib.links.site_models import SiteModels
 from linkpipe.lib.stages.candidate_previous import changed_pages, changed_rows, page_digests
 from linkpipe.lib.stages.site_models import load_site_models
@@ -80,11 +80,8 @@ def measure(db: Path, previous: str, crawl: str) -> dict[str, object]:
     champions = champion_rows(models.index, changed)
     verdicts: Counter[str] = Counter()
     for before, after in frames:
-        stored = before.filter(
-            ~pl.col("source_url").is_in(list(moved))
-            & pl.col("lexical_hits").is_not_null() & pl.col("lexical_floor").is_not_null()
-            & pl.col("source_url").is_in(list(models.tfidf.row_of))
-        ).with_columns(high=pl.coalesce("lexical_cut_high", "lexical_cut"))  # fmt: skip
+        unchanged = before.filter(~pl.col("source_url").is_in(list(moved)))
+        stored = stored_frame(unchanged, models.tfidf.row_of)  # as kept_lists reads them
         found = {s: list(h or []) for s, h in after.select("source_url", "lexical_hits").rows()}
         kept = kept_lists(stored, models.index, models.tfidf.row_of, changed)
         why_searched = reasons(stored, models, champions)

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from linkpipe.lib.text.lexical_index import LexicalIndex
+from linkpipe.lib.text.lexical_index import TIE, LexicalIndex
 
-MARGIN = 1e-9  # weights this close to a list's lowest tie with it
+MARGIN = TIE  # weights, partial sums and cosines this close tie (added up in another order)
 
 
 @dataclass(frozen=True)

@@ -58,8 +58,6 @@ from linkpipe.lib.links.list_patch import Moved, patched_list
 from linkpipe.lib.text.lexical_index import LexicalIndex, heaviest
 from linkpipe.lib.text.tfidf import rows_matrix
 
-__all__ = ["MARGIN", "ChangedRows", "KeptList", "aligned_rows", "kept_lists", "new_rows", "sides"]
-
 
 @dataclass(frozen=True)
 class KeptList:
@@ -91,7 +89,7 @@ def kept_lists(
     searched with this crawl's salt) that no change can move, patched, or moved by one page
     leaving (see the module), by source, each with the range its cut now lies in and its
     next page where still known; ``row_of``: each page's row in the index's matrix."""
-    frame = _stored_frame(stored, row_of)
+    frame = stored_frame(stored, row_of)
     if frame.is_empty():
         return {}
     rows = index.matrix[[row_of[s] for s in frame["source_url"].to_list()]]
@@ -105,17 +103,17 @@ def kept_lists(
     if len(champions.unclear):
         clear = np.asarray(lookups[:, champions.unclear].getnnz(axis=1) == 0)
     hits = frame["lexical_hits"].to_list()
-    keep = v.keep & clear
-    check = np.flatnonzero(keep & (v.raised > high))
+    keep, entered = v.keep & clear, v.raised > high
+    check = np.flatnonzero(keep & entered)
     if len(check):
         listed = [hits[i] for i in check.tolist()]
         args = (lookups[check], listed, row_of, v.raised[check])
         keep[check] = _members_above(index, champions, *args)
-    nexts = known_next(frame, row_of, champions.pages, v.out_top, v.raised > high)
-    lists = _Lists(frame, hits, nexts, {r: u for u, r in row_of.items()})
-    raised = (v.raised > high).tolist()
+    lists = _Lists(frame, hits, {r: u for u, r in row_of.items()} if v.moved else {})
+    nexts = known_next(lists.urls, lists.partials, row_of, champions.pages, v.out_top, entered)
+    lists.nexts = nexts
     out = {
-        lists.source(i): lists.kept(i, raised[i], float(v.raised[i]))
+        lists.source(i): lists.kept(i, bool(entered[i]), float(v.raised[i]))
         for i in np.flatnonzero(keep).tolist()
     }
     for m in (m for m in v.moved if clear[m.source]):
@@ -133,7 +131,7 @@ def kept_lists(
     return out
 
 
-def _stored_frame(stored: pl.DataFrame, row_of: Mapping[str, int]) -> pl.DataFrame:
+def stored_frame(stored: pl.DataFrame, row_of: Mapping[str, int]) -> pl.DataFrame:
     """The stored lists a refresh may keep, every column of :func:`kept_lists` present (an
     older database lacks the cut's high end and the next page) and ``high``: the cut's high
     end (its low end when exact)."""
@@ -155,15 +153,14 @@ def _stored_frame(stored: pl.DataFrame, row_of: Mapping[str, int]) -> pl.DataFra
 class _Lists:
     """The kept lists of a frame of stored ones, made as each rule keeps them."""
 
-    def __init__(
-        self, frame: pl.DataFrame, hits: list[list[str]], nexts: np.ndarray, url_of: dict[int, str]
-    ) -> None:
+    def __init__(self, frame: pl.DataFrame, hits: list[list[str]], url_of: dict[int, str]) -> None:
         self.sources = frame["source_url"].to_list()
         self.cuts = frame["lexical_cut"].to_list()
         self.floors = frame["lexical_floor"].to_list()
         self.highs = frame["lexical_cut_high"].to_list()
         self.urls, self.partials = next_columns(frame)
-        self.hits, self.nexts, self.url_of = hits, nexts, url_of
+        self.hits, self.url_of = hits, url_of
+        self.nexts = np.full(len(hits), -1)  # the next pages still known (see known_next)
 
     def source(self, i: int) -> str:
         return str(self.sources[i])
@@ -268,7 +265,6 @@ def sides(
     uncut = ~np.isfinite(cut)
     if uncut.any():  # every page with a partial sum was ordered: see _uncut
         out[uncut], inside[uncut] = _uncut(p_old[uncut], p_new[uncut], champions.changed)
-        left[uncut] = False
     return Sides(out, inside, below, entering, entered, left, c_new, p_new)
 
 

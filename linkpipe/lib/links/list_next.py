@@ -24,22 +24,27 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import polars as pl
 
-MARGIN = 1e-9  # partial sums and cosines this close tie (summed in another order here)
+from linkpipe.lib.links.champion_lists import MARGIN
+
+
+def next_columns(frame: pl.DataFrame) -> tuple[Sequence[str | None], np.ndarray]:
+    """The stored next pages' URLs and partial sums (NaN: none)."""
+    urls = frame["lexical_next"].to_list()
+    return urls, frame["lexical_next_partial"].fill_null(np.nan).to_numpy()
 
 
 def known_next(
-    frame: pl.DataFrame,
+    urls: Sequence[str | None],
+    partial: np.ndarray,
     row_of: Mapping[str, int],
     moved_pages: np.ndarray,
     out_top: np.ndarray,
     raised: np.ndarray,
 ) -> np.ndarray:
     """Each source's next page's row in this crawl's matrix where it is still known (see the
-    module), -1 elsewhere (``frame``: the stored ``lexical_next`` and ``lexical_next_partial``;
+    module), -1 elsewhere (``urls``, ``partial``: the stored next pages, :func:`next_columns`;
     ``moved_pages``: the rows of the changed and boundary pages; ``out_top``: the highest
     partial sum now of a page below the cut both times; ``raised``: whether pages entered)."""
-    urls = frame["lexical_next"].to_list()
-    partial = frame["lexical_next_partial"].fill_null(np.nan).to_numpy()
     rows = np.array([row_of.get(u, -1) if u is not None else -1 for u in urls], np.int64)
     stale = np.isin(rows, moved_pages) | ~(out_top < partial - MARGIN) | raised
     return np.where(stale, -1, rows)
@@ -62,9 +67,3 @@ def left_one(
     if next_cosine > 0 and next_cosine >= floor - MARGIN:
         return None
     return next_partial, False
-
-
-def next_columns(frame: pl.DataFrame) -> tuple[Sequence[str | None], np.ndarray]:
-    """The stored next pages' URLs and partial sums (NaN: none)."""
-    urls = frame["lexical_next"].to_list()
-    return urls, frame["lexical_next_partial"].fill_null(np.nan).to_numpy()

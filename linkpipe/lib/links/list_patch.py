@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 
-MARGIN = 1e-9  # cosines this close tie (the index adds them up in another order)
+from linkpipe.lib.links.champion_lists import MARGIN
 
 
 class Moved(NamedTuple):

@@ -14,8 +14,9 @@ import numpy as np
 import polars as pl
 
 from linkpipe.lib.links.anchors import AnchorChoice
+from linkpipe.lib.links.champion_lists import ChangedRows
 from linkpipe.lib.links.kept_hits import ChangedVectors
-from linkpipe.lib.links.kept_lexical import ChangedRows, aligned_rows, new_rows
+from linkpipe.lib.links.kept_lexical import aligned_rows, new_rows
 from linkpipe.lib.links.previous_rows import ShardPairs, ShardPlacements, name_keys_of
 from linkpipe.lib.links.site_context import SINGLE_WORD_ANCHOR_PROBABILITY
 from linkpipe.lib.links.site_models import MAX_TEXT_CHARS

@@ -118,7 +118,8 @@ class LexicalIndex:
             lookups = heaviest(queries, self.settings.query_terms)
             partial = self.postings.partial_sums(lookups)
             for i in range(queries.shape[0]):
-                found, bound = self._rerank(partial, queries, i, dense, ks[first + i])
+                k_i = ks[first + i]
+                found, bound = self._rerank(partial, queries, i, dense, k_i, bounds is not None)
                 out.append(found)
                 if bounds is not None:
                     bounds.append(bound)
@@ -131,9 +132,10 @@ class LexicalIndex:
         i: int,
         dense: NDArray[np.float64],
         k: int,
+        next_page: bool = True,
     ) -> tuple[NDArray[np.int64], Bounds]:
         """The ``k`` best of query ``i``'s ``rerank`` best partial matches, by exact cosine,
-        with their :data:`Bounds`."""
+        with their :data:`Bounds` (the page below the cut looked for only with ``next_page``)."""
         lo, hi = partial.indptr[i], partial.indptr[i + 1]
         keep = max(k, self.settings.rerank)
         places, scores = partial.indices[lo:hi], partial.data[lo:hi]
@@ -147,8 +149,8 @@ class LexicalIndex:
         order = order[exact[order] > 0]
         found: NDArray[np.int64] = cols[order].astype(np.int64)
         floor = float(exact[order[-1]]) if len(order) == k else 0.0
-        if cut is None:
-            return found, Bounds(None, floor)
+        if cut is None or not next_page:
+            return found, Bounds(cut, floor)
         row, below = next_below(places, scores, cut)
         return found, Bounds(cut, floor, int(self.postings.rows[row]) if row >= 0 else -1, below)
 

@@ -9,15 +9,8 @@ import polars as pl
 from scipy import sparse
 
 from linkpipe.lib.links import kept_lexical
-from linkpipe.lib.links.champion_lists import champion_rows
-from linkpipe.lib.links.kept_lexical import (
-    MARGIN,
-    ChangedRows,
-    KeptList,
-    aligned_rows,
-    kept_lists,
-    new_rows,
-)
+from linkpipe.lib.links.champion_lists import MARGIN, ChangedRows, champion_rows
+from linkpipe.lib.links.kept_lexical import KeptList, aligned_rows, kept_lists, new_rows
 from linkpipe.lib.text.lexical_index import Bounds, IndexSettings, LexicalIndex
 
 K = 6  # neighbours a query asks for

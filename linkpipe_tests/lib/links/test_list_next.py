@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 from scipy import sparse
 
-from linkpipe.lib.links.list_next import MARGIN, known_next, left_one
+from linkpipe.lib.links.list_next import MARGIN, known_next, left_one, next_columns
 
 # the source (row 0) and three pages: row 1 shares its words, rows 2 and 3 share none
 MATRIX = sparse.csr_matrix(
@@ -47,6 +47,7 @@ def test_a_next_page_stays_known_only_while_nothing_can_pass_it() -> None:
     out_top = np.array([0.1, 0.3, 0.1, 0.1, 0.1, 0.1])
     raised = np.array([False, False, True, False, False, False])
     moved = np.array([2])  # a changed page other than the next one
-    got = known_next(frame, row_of, moved, out_top, raised)
+    got = known_next(*next_columns(frame), row_of, moved, out_top, raised)
     assert got.tolist() == [1, -1, -1, 1, -1, -1]  # reached by an out page, pages entered
-    assert known_next(frame, row_of, np.array([1]), out_top, raised).tolist() == [-1] * 6
+    stored = next_columns(frame)
+    assert known_next(*stored, row_of, np.array([1]), out_top, raised).tolist() == [-1] * 6
