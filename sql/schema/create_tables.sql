@@ -269,6 +269,10 @@ ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS pair_digest VARCHAR;
 -- neighbours: no stage read it, and an edited page moving among a source's hits changed it on
 -- every pair below, so that those rows were computed again (rank them by semantic_sim).
 ALTER TABLE candidate_pairs DROP COLUMN IF EXISTS semantic_rank;
+-- What the pair's names-only placements depend on (the source's text and the target's names,
+-- not its vector: lib/links/anchor_reuse.py): the next crawl's candidate step looks them up by
+-- it, so that an edited page whose names stay does not send every source near it to place.
+ALTER TABLE candidate_pairs ADD COLUMN IF NOT EXISTS name_key VARCHAR;
 
 -- The row digest of each source of a candidate shard: everything its candidate_pairs rows are
 -- computed from (what retrieval found and the facts of the pages involved, code, model and

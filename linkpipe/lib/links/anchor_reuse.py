@@ -14,7 +14,14 @@ phrase checks). The placements of a pair are a function of:
 
 Their digest is the pair's *anchor key*, stored with each ``candidate_pairs`` row. A source of
 this crawl recomputes only the pairs whose key is not among the previous crawl's rows; a
-source all of whose pairs are known is not even encoded. Everything else of a row (which
+source all of whose pairs are known is not even encoded.
+
+The candidate step places a pair on its target's names only, and those placements read
+nothing of the target but its name keys and their kinds (``TargetProfile.keys``): not its
+vector, terms or the site's ubiquitous words. Their digest is the pair's *name key*
+(:meth:`AnchorReuse.names_key`, stored as ``candidate_pairs.name_key``), which the candidate
+step looks names-only placements up by: an edited page whose names stay (most edits) keeps
+the name keys of every pair it is the target of, while its anchor keys change. Everything else of a row (which
 targets are candidates, similarities, mentions, graph signals) is recomputed every crawl, so
 a source's candidate neighbourhood may change freely: reuse changes cost, never rows.
 """
@@ -74,6 +81,12 @@ def stems_digest(stems: Set[str]) -> str:
     return hashlib.sha1("\n".join(sorted(stems)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def names_digest(keys: Mapping[tuple[str, ...], str]) -> str:
+    """Digest of a target's name keys and their kinds (``TargetProfile.keys``): all that
+    placing a pair on names reads of its target."""
+    return hashlib.sha1(repr(sorted(keys.items())).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def target_key(
     profile: TargetProfile, vector_bytes: bytes, weighted: bool = True, site_words: str = ""
 ) -> str:
@@ -98,19 +111,29 @@ class AnchorReuse:
         model: str,
         semantic: bool,
         known: Mapping[str, tuple[AnchorChoice, ...]] | None = None,
+        names: bool = False,
     ) -> None:
-        """``model``: the embedding model; ``semantic``: placement is semantic, not lexical."""
+        """``model``: the embedding model; ``semantic``: placement is semantic, not lexical;
+        ``names``: ``known`` holds names-only placements by name key (:meth:`names_key`)."""
         self.semantic = semantic
+        self.names = names
         kind = "semantic" if semantic else "lexical"
         # the parser judges which anchors are well formed: another spaCy or pipeline version
         # places differently, so its identity is part of every key
-        self.salt = f"{placing_code_digest()}|{current_parser_identity()}|{model}|{kind}"
+        code = f"{placing_code_digest()}|{current_parser_identity()}"
+        self.salt = f"{code}|{model}|{kind}"
+        self.names_salt = f"{code}|names"
         self.known = known if known is not None else {}  # read, never copied (decoded lazily)
         self.reused = 0
 
     def key(self, source: str, target: str) -> str:
         """The anchor key of a pair, from its source and target digests."""
         return hashlib.sha1(f"{self.salt}|{source}|{target}".encode()).hexdigest()[:32]
+
+    def names_key(self, source: str, names: str) -> str:
+        """The name key of a pair, from its source digest and its target's
+        :func:`names_digest`."""
+        return hashlib.sha1(f"{self.names_salt}|{source}|{names}".encode()).hexdigest()[:32]
 
     def covers(self, keys: Iterable[str | None]) -> bool:
         """Whether every one of the pair keys has known placements (None: no key, unknown)."""

@@ -11,7 +11,7 @@ from linkpipe.lib.links import anchor_reuse
 from linkpipe.lib.links.anchor_reuse import AnchorReuse
 from linkpipe.lib.links.anchors import AnchorChoice, SourceText
 from linkpipe.lib.links.name_anchors import name_quality
-from linkpipe.lib.links.placement import PartParses, make_plan, place_plans
+from linkpipe.lib.links.placement import PartParses, Plan, make_plan, place_plans
 from linkpipe.lib.links.retrieval import CandidateLimits, Retrieved, retrieve
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.links.semantic_anchors import EncodeFn, TokenVectors
@@ -42,10 +42,28 @@ def pair_keys(
     src: SourceText | None,
     skip: Set[str] = EMPTY,
 ) -> list[str | None]:
-    """The anchor key of each candidate pair of a source (None without reuse or text, and
-    for the targets in ``skip``: pairs whose rows are copied)."""
+    """The key ``reuse`` looks each candidate pair of a source up by: its name key when it
+    holds names-only placements (``reuse.names``), else its anchor key (None without reuse
+    or text, and for the targets in ``skip``: pairs whose rows are copied)."""
     if reuse is None or src is None:
         return [None] * len(found.neighbours)
+    if not reuse.names:
+        return anchor_keys(site, reuse, found, src, skip)
+    source = anchor_reuse.source_key(src)
+    return [
+        None if t in skip else reuse.names_key(source, site.names_digest(t))
+        for t in found.neighbours
+    ]
+
+
+def anchor_keys(
+    site: SiteContext,
+    reuse: AnchorReuse,
+    found: Retrieved,
+    src: SourceText,
+    skip: Set[str] = EMPTY,
+) -> list[str | None]:
+    """The anchor key of each candidate pair of a source (None for the targets in ``skip``)."""
     source = anchor_reuse.source_key(src)
     weighted = not reuse.semantic  # lexical placement reads the terms' weights
     return [
@@ -102,9 +120,21 @@ def candidate_rows(
     place_plans(site, plans, word_vectors, encode, names_only, part_parses=part_parses)
     rows: list[CandidatePair] = []
     for item, p in zip(found, plans, strict=True):
-        rows += _rows(site, item, [c or () for c in p.known], p.keys, p.skip)
+        row_keys = _row_keys(site, reuse, item, p)
+        rows += _rows(site, item, [c or () for c in p.known], *row_keys, p.skip)
         rows += labelled_rows(site, item, p.src, p.skip)
     return rows
+
+
+def _row_keys(
+    site: SiteContext, reuse: AnchorReuse | None, item: Retrieved, plan: Plan
+) -> tuple[list[str | None], list[str | None]]:
+    """The anchor and name keys of a source's rows: the plan's keys are name keys when
+    ``reuse`` holds names-only placements (the anchor keys then made here), else anchor keys
+    (and the rows get no name key)."""
+    if reuse is None or not reuse.names or plan.src is None:
+        return plan.keys, [None] * len(plan.keys)
+    return anchor_keys(site, reuse, item, plan.src, plan.skip), plan.keys
 
 
 def labelled_rows(
@@ -144,19 +174,20 @@ def _rows(
     item: Retrieved,
     choices: list[tuple[AnchorChoice, ...]],
     keys: list[str | None],
+    name_keys: list[str | None],
     skip: Set[str] = frozenset(),
 ) -> list[CandidatePair]:
-    """The rows of a source's targets (in order) with their placements, but those in
-    ``skip``."""
+    """The rows of a source's targets (in order) with their placements and their anchor and
+    name keys, but those in ``skip``."""
     kept = [
-        (t, placed, key)
-        for t, placed, key in zip(item.neighbours, choices, keys, strict=True)
+        (t, placed, key, name)
+        for t, placed, key, name in zip(item.neighbours, choices, keys, name_keys, strict=True)
         if t not in skip
     ]
-    lexical = site.lexical_sims(item.source, [t for t, _, _ in kept])
+    lexical = site.lexical_sims(item.source, [t for t, *_ in kept])
     return [
-        _pair(site, item, t, item.neighbours[t], float(lex), placed, key)
-        for (t, placed, key), lex in zip(kept, lexical, strict=True)
+        _pair(site, item, t, item.neighbours[t], float(lex), placed, key, name)
+        for (t, placed, key, name), lex in zip(kept, lexical, strict=True)
     ]
 
 
@@ -168,8 +199,9 @@ def _pair(
     lex: float,
     choices: tuple[AnchorChoice, ...],
     key: str | None,
+    name_key: str | None = None,
 ) -> CandidatePair:
-    """The candidate row of one pair from its evidence and placements."""
+    """The candidate row of one pair from its evidence, placements and keys."""
     source = item.source
     cocitation, shared = graph_signals(site, source, target)
     best = choices[0] if choices else None
@@ -192,4 +224,5 @@ def _pair(
         anchors=choices,
         anchor_key=key,
         mention_key=mention.key if mention else None,
+        name_key=name_key,
     )

@@ -118,8 +118,8 @@ def place_plans(
     encoded with ``encode``, each placed within ``part_parses``; lexical without). A plan
     without source text gets none. ``lazy``: a short source's semantic placements as far as
     its own pairs need (see :func:`_place_group`)."""
-    for plan in plans:
-        if plan.src is not None and is_long(plan.src):
+    for plan in plans:  # a source whose placements are all known is not even tokenized
+        if plan.src is not None and None in plan.known and is_long(plan.src):
             choices = _long_source_choices(site, plan, encode, names_only, part_parses)
             plan.known = list(choices)
     waiting = [p for p in plans if p.src is not None and any(c is None for c in p.known)]

@@ -75,6 +75,9 @@ class CandidatePair:
     # The name found (``site_names.name_key``): the stored mention_score / _pages / _links are
     # the crawl's counts of it, set by SQL (write/update_candidate_mentions.sql).
     mention_key: str | None = None
+    # what the names-only placements depend on: the candidate step looks them up by it (see
+    # links/anchor_reuse.py; ``anchor_key`` covers the target's vector too, for scoring)
+    name_key: str | None = None
 
     @property
     def best_anchor(self) -> AnchorChoice | None:
@@ -99,7 +102,9 @@ class CandidatePair:
 
 
 _PAIR_COLUMNS = tuple(
-    f.name for f in fields(CandidatePair) if f.name not in ("anchors", "anchor_key", "mention_key")
+    f.name
+    for f in fields(CandidatePair)
+    if f.name not in ("anchors", "anchor_key", "mention_key", "name_key")
 )
 
 
@@ -114,6 +119,7 @@ def candidate_pairs_of_rows(
     mention = _PAIR_COLUMNS.index("mention_score")
     key = index["anchor_key"]
     name = index.get("mention_key")
+    name_at = index.get("name_key")
     placed = "anchor_text" in index  # else read without placements: anchors ()
     best = itemgetter(*(index[n] for n in _BEST_COLUMNS)) if placed else None
     for row in rows:
@@ -126,6 +132,7 @@ def candidate_pairs_of_rows(
             anchors=anchors,
             anchor_key=row[key],
             mention_key=row[name] if name is not None else None,
+            name_key=row[name_at] if name_at is not None else None,
         )
 
 

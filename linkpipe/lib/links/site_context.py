@@ -57,6 +57,7 @@ class SiteContext:
                 self.linked_from[t].add(src)
         self._profiles: dict[str, TargetProfile] = {}
         self._target_keys: dict[tuple[str, bool], str] = {}
+        self._names_digests: dict[str, str] = {}
         # (target, name key) -> (mention, its part of a gate digest): see source_gate
         self.mention_parts: dict[tuple[str, str], tuple[Mention, bytes]] = {}
 
@@ -93,6 +94,13 @@ class SiteContext:
             key = anchor_reuse.target_key(profile, vector, weighted, self.ubiquitous_digest)
             self._target_keys[(url, weighted)] = key
         return self._target_keys[(url, weighted)]
+
+    def names_digest(self, url: str) -> str:
+        """Digest of the target's name keys and their kinds (see :mod:`anchor_reuse`;
+        cached)."""
+        if url not in self._names_digests:
+            self._names_digests[url] = anchor_reuse.names_digest(self.profile(url).keys)
+        return self._names_digests[url]
 
     def lexical_sims(self, source: str, targets: list[str]) -> np.ndarray:
         """TF-IDF cosine of the source with each target (0 for a page without a row)."""

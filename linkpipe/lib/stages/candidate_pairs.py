@@ -121,7 +121,7 @@ def materialize_candidate_pairs(
             terms = _terms_digest(con, crawl_id)
             pages = _page_digests(con, db_path, crawl_id, site_digest, crawl_id)
             earlier = _page_digests(con, db_path, crawl_id, site_digest, previous.crawl_id)
-    known = AnchorReuse(model, True, previous.placements)
+    known = AnchorReuse(model, True, previous.placements, names=True)
     settings = f"{model}|{known.semantic}|{k}|{config}|{terms}|{site.ubiquitous_digest}"
     sources = SourceReuse(settings, pages, previous.digests, previous.pairs)
     with open_db(db_path) as con:
