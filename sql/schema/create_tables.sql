@@ -314,6 +314,10 @@ ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_cut_high DOUBLE;
 -- in which one page leaves the ones ordered takes it in instead of querying.
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_next VARCHAR;
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_next_partial DOUBLE;
+-- The digest of the source's text its name keys were looked up in (SourceText.digest): a later
+-- crawl whose source has this text takes the stored keys instead of tokenising it, whatever
+-- else its gate digest read changed.
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS text_digest VARCHAR;
 
 -- The digest of everything a shard's candidate_pairs rows were computed from (site pages,
 -- embeddings, links, the shard's sentences, settings, model, code): a later crawl of the same

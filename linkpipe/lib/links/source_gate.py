@@ -102,6 +102,7 @@ class Computed(NamedTuple):
     lexical_cut_high: float | None
     lexical_next: str | None
     lexical_next_partial: float | None
+    text_digest: str  # the text (and code, settings) the name keys were looked up in
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ class GateRead:
     sims: bytes
     searched: int
     lexical: KeptList | None = None  # the TF-IDF list as the index found it
+    text: str = ""  # the digest of the source's text under the gate's salt (code, settings)
 
     def moved(self, stored: bytes, urls: Sequence[str] | None = None) -> list[str]:
         """The hits whose similarity is not, to the bit, the one ``stored`` (the similarities
@@ -156,6 +158,7 @@ class SourceGate:
     keys: Mapping[str, list[str]] = field(default_factory=dict)
     targets: Mapping[str, Set[str]] = field(default_factory=dict)
     sims: Mapping[str, bytes] = field(default_factory=dict)  # source -> its hits' similarities
+    texts: Mapping[str, str] = field(default_factory=dict)  # source -> text its keys are of
     open: bool = True
     names: NameChanges = NO_NAME_CHANGES
     quiet: list[str] = field(default_factory=list)  # sources let through so far
@@ -185,7 +188,7 @@ class SourceGate:
         searched = (read.digest, keys, read.sims, list(read.hits), read.searched)
         found = read.lexical
         if found is None:
-            return Computed(*searched, self.search_salt, *(None,) * 6)
+            return Computed(*searched, self.search_salt, *(None,) * 6, read.text)
         return Computed(
             *searched,
             self.search_salt,
@@ -195,11 +198,13 @@ class SourceGate:
             found.cut_high,
             found.next_url,
             found.next_partial,
+            read.text,
         )
 
     def known_keys(self, source: str, site: SiteContext, src: SourceText) -> list[str] | None:
         """The name keys the source's text holds as this crawl's names go, if its text is the
-        one its keys were stored for (the gate digest tells): those stored less the names
+        one its keys were stored for (the gate digest or the stored text digest tells: see
+        :func:`_through_gate`): those stored less the names
         gone, or (when it may hold an added name, see :class:`NameChanges`) looked up from its
         words; None when none are stored. A quiet source whose keys are not those stored goes
         to :attr:`rekeyed` (:func:`retrieve_ungated`: its stored row is written again)."""
@@ -289,8 +294,11 @@ def _through_gate(
             return None
         if gate.digests.get(source) == read.digest:
             return known, named, read  # the text its keys were stored for
-    # a source in the reach of added names had its keys looked up from its text already
-    keys = known if known is not None and source in gate.names.reach else name_keys(site, src)
+        # a source in the reach of added names had its keys looked up from its text already,
+        # and one whose text is the one they were looked up in holds them (less names gone)
+        if source in gate.names.reach or gate.texts.get(source) == read.text:
+            return known, named, read
+    keys = name_keys(site, src)
     if keys != known:  # the names looked up and digested above are not its text's
         named = named_by_keys(site, source, keys)
         read = read_of(named)
@@ -335,7 +343,9 @@ def gate_digest(
     h.update(repr((hits, depth == len(all_ids), lexical)).encode())
     h.update(names_read(site, source, named, found.lexical[qi], limits))
     lists = found.lists[qi] if found.lists else None
-    return GateRead(h.hexdigest()[:32], tuple(urls), sims.tobytes(), len(all_ids), lists)
+    text = hashlib.sha1(f"{salt}|{source_key(src)}".encode("utf-8", "surrogatepass"))
+    read = (h.hexdigest()[:32], tuple(urls), sims.tobytes(), len(all_ids), lists)
+    return GateRead(*read, text.hexdigest()[:32])
 
 
 def read_depth(

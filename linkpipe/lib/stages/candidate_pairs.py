@@ -208,7 +208,8 @@ def _source_gate(
     stored = (previous.gates, previous.keys, previous.targets, previous.sims)
     kept = kept_searches(con, previous.crawl_id, searching, sources.pages, earlier)
     return SourceGate(
-        sources.salt, changes, limits, *stored, names=names, search_salt=salt,
+        sources.salt, changes, limits, *stored, texts=previous.texts, names=names,
+        search_salt=salt,
         kept_hits=kept.hits, kept_lists=kept.lists, hit_urls=kept.urls,
     )  # fmt: skip
 

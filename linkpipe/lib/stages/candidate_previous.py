@@ -42,6 +42,7 @@ class PreviousShard:
     gates: dict[str, str] = field(default_factory=dict)  # source -> gate digest
     keys: Mapping[str, list[str]] = field(default_factory=dict)  # source -> its text's name keys
     sims: dict[str, bytes] = field(default_factory=dict)  # source -> its hits' similarities
+    texts: dict[str, str] = field(default_factory=dict)  # source -> text its keys are of
 
 
 NO_PREVIOUS = PreviousShard(None)
@@ -49,8 +50,9 @@ READ_ROWS = 100_000  # rows of the previous shard read at a time
 
 
 def previous_shard(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) -> PreviousShard:
-    """The shard of the previous crawl: its placements by anchor key, and by source its row
-    digest, pair digests (by target), targets, gate digest and name keys (held as columns:
+    """The shard of the previous crawl: its placements by name key, and by source its row
+    digest, pair digests (by target), targets, gate digest, name keys and the text they are
+    of (held as columns:
     :mod:`~linkpipe.lib.links.previous_rows`)."""
     found = fetch_dicts(con, "read/select_previous_candidates_crawl", [crawl_id, shard])
     if not found:
@@ -74,6 +76,7 @@ def previous_shard(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) ->
         {r["source_url"]: r["gate_digest"] for r in gates},
         name_keys_of({r["source_url"]: r["name_keys"] for r in gates}),
         {r["source_url"]: bytes(r["gate_sims"]) for r in gates if r["gate_sims"] is not None},
+        {r["source_url"]: r["text_digest"] for r in gates if r["text_digest"] is not None},
     )
 
 

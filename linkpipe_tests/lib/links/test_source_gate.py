@@ -272,6 +272,27 @@ def test_a_source_stopped_for_a_touched_target_keeps_its_stored_name_keys() -> N
     src = text()
     assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == expected
     assert gate.computed["/p0"][:3] == (digest, keys, sims) and "tokens" in src.__dict__
+    # ... unless the text they were looked up in is stored and is this one: whatever else the
+    # digest read changed (a hit's similarity, a name's count), the keys are the stored ones
+    text_digest = first.computed["/p0"].text_digest
+    assert len(text_digest) == 32 and gate.computed["/p0"].text_digest == text_digest
+    other = stored | {"digests": {"/p0": "old"}, "texts": {"/p0": text_digest}}
+    gate = SourceGate("salt", touched, limits, **other)
+    src = text()
+    assert retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages) == expected
+    assert gate.computed["/p0"][:3] == (digest, keys, sims) and "tokens" not in src.__dict__
+    # stored with a name the text does not hold: taken as stored (so the text digest must be
+    # of the very text, code and settings the keys were looked up with)
+    gate = SourceGate("salt", touched, limits, **(other | {"keys": {"/p0": keys[:1]}}))
+    found = retrieve_ungated(site, ["/p0"], {"/p0": text()}, ann, limits, gate, pages)
+    assert gate.computed["/p0"].name_keys == keys[:1] and found != expected
+    # another text, or the same under another salt (code, settings): looked up again
+    for salt, texts in (("salt", {"/p0": "another text"}), ("other salt", {"/p0": text_digest})):
+        gate = SourceGate(salt, touched, limits, **(stored | {"digests": {"/p0": "old"}}),
+                          texts=texts)  # fmt: skip
+        src = text()
+        retrieve_ungated(site, ["/p0"], {"/p0": src}, ann, limits, gate, pages)
+        assert gate.computed["/p0"].name_keys == keys and "tokens" in src.__dict__
 
 
 def test_an_edited_target_found_by_a_source_stops_its_pair_not_the_source() -> None:
