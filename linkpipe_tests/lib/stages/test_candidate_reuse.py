@@ -86,18 +86,6 @@ def _keys(db: Path, crawl_id: str) -> set[str]:
     return {r[0] for r in rows}
 
 
-def _known_name_keys(db: Path, crawl_id: str, previous: str) -> int:
-    """Candidate pairs (labelled rows aside) whose name key is one of ``previous``'s."""
-    return _one(
-        db,
-        """SELECT count(*) FROM candidate_pairs p
-           WHERE p.crawl_id = ? AND NOT p.already_linked_content
-             AND p.name_key IN (SELECT name_key FROM candidate_pairs WHERE crawl_id = ?)""",
-        crawl_id,
-        previous,
-    )[0]
-
-
 def _one(db: Path, sql: str, *params: object) -> tuple:
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -106,14 +94,15 @@ def _one(db: Path, sql: str, *params: object) -> tuple:
         con.close()
 
 
-def _copied_pairs(db: Path, crawl_id: str, previous: str) -> int:
-    """Candidate pairs (labelled rows aside) whose pair digest is one of ``previous``'s: the
-    rows copied, with their source or alone."""
+def _copied_pairs(db: Path, crawl_id: str, previous: str, column: str = "pair_digest") -> int:
+    """Candidate pairs (labelled rows aside) whose pair digest (``column``) is one of
+    ``previous``'s: the rows copied, with their source or alone (``name_key``: the pairs
+    whose names-only placements ``previous`` made)."""
     return _one(
         db,
-        """SELECT count(*) FROM candidate_pairs p
-           WHERE p.crawl_id = ? AND NOT p.already_linked_content
-             AND p.pair_digest IN (SELECT pair_digest FROM candidate_pairs WHERE crawl_id = ?)""",
+        f"""SELECT count(*) FROM candidate_pairs p
+            WHERE p.crawl_id = ? AND NOT p.already_linked_content
+              AND p.{column} IN (SELECT {column} FROM candidate_pairs WHERE crawl_id = ?)""",
         crawl_id,
         previous,
     )[0]
@@ -179,7 +168,7 @@ def test_incremental_candidates_equal_a_full_recomputation(tmp_path, fake_model)
     # every pair whose names-only placements c1 made comes from c1: in a copied row or reused
     # by name key; the pairs of the edited page as a target among them: its names stayed, so
     # their name keys did while their anchor keys changed
-    named = _known_name_keys(db, "c2", "c1")
+    named = _copied_pairs(db, "c2", "c1", "name_key")
     assert reused + _copied_pairs(db, "c2", "c1") == named > len(shared)
     assert _rows(db, "c2") == incremental
     # the kept pairs' windows: c2 took c1's placements of the keys both have, placed the rest;
