@@ -21,9 +21,11 @@ nothing of the target but its name keys and their kinds (``TargetProfile.keys``)
 vector, terms or the site's ubiquitous words. Their digest is the pair's *name key*
 (:meth:`AnchorReuse.names_key`, stored as ``candidate_pairs.name_key``), which the candidate
 step looks names-only placements up by: an edited page whose names stay (most edits) keeps
-the name keys of every pair it is the target of, while its anchor keys change. Everything else of a row (which
-targets are candidates, similarities, mentions, graph signals) is recomputed every crawl, so
-a source's candidate neighbourhood may change freely: reuse changes cost, never rows.
+the name keys of every pair it is the target of, while its anchor keys change.
+
+Everything else of a row (which targets are candidates, similarities, mentions, graph signals)
+is recomputed every crawl, so a source's candidate neighbourhood may change freely: reuse
+changes cost, never rows.
 """
 
 from __future__ import annotations

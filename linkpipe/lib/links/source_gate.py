@@ -204,10 +204,10 @@ class SourceGate:
     def known_keys(self, source: str, site: SiteContext, src: SourceText) -> list[str] | None:
         """The name keys the source's text holds as this crawl's names go, if its text is the
         one its keys were stored for (the gate digest or the stored text digest tells: see
-        :func:`_through_gate`): those stored less the names
-        gone, or (when it may hold an added name, see :class:`NameChanges`) looked up from its
-        words; None when none are stored. A quiet source whose keys are not those stored goes
-        to :attr:`rekeyed` (:func:`retrieve_ungated`: its stored row is written again)."""
+        :func:`_through_gate`): those stored less the names gone, or (when it may hold an
+        added name, see :class:`NameChanges`) looked up from its words; None when none are
+        stored. A quiet source whose keys are not those stored goes to :attr:`rekeyed`
+        (:func:`retrieve_ungated`: its stored row is written again)."""
         stored = self.keys.get(source) if self.open else None
         if stored is None:
             return None

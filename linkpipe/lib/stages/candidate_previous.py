@@ -52,8 +52,7 @@ READ_ROWS = 100_000  # rows of the previous shard read at a time
 def previous_shard(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) -> PreviousShard:
     """The shard of the previous crawl: its placements by name key, and by source its row
     digest, pair digests (by target), targets, gate digest, name keys and the text they are
-    of (held as columns:
-    :mod:`~linkpipe.lib.links.previous_rows`)."""
+    of (held as columns: :mod:`~linkpipe.lib.links.previous_rows`)."""
     found = fetch_dicts(con, "read/select_previous_candidates_crawl", [crawl_id, shard])
     if not found:
         return NO_PREVIOUS
