@@ -28,6 +28,7 @@ from typing import Any
 from bench_lexical_reuse import refresh_parser, report
 
 from linkpipe.lib.links.anchors import SourceText
+from linkpipe.lib.links.gate_reads import name_keys, named_by_keys, read_depth
 from linkpipe.lib.links.retrieval import (
     MIN_MENTION_PROBABILITY,
     CandidateLimits,
@@ -35,7 +36,6 @@ from linkpipe.lib.links.retrieval import (
     search,
 )
 from linkpipe.lib.links.site_context import SiteContext
-from linkpipe.lib.links.source_gate import name_keys, named_by_keys, read_depth
 from linkpipe.lib.stages.ann_index import load_ann_index
 from linkpipe.lib.stages.candidate_context import load_site_context
 from linkpipe.lib.stages.candidate_pairs import DEFAULT_K, SOURCE_BATCH, shard_inputs

@@ -19,7 +19,7 @@ moved:
 
 The hits kept are the stored ones mapped to this crawl's index rows; a source whose hits were
 not all read gets one empty hit after them (row -1), so that what the gate and retrieval read
-of its hits (:func:`~source_gate.read_depth`, whether every hit was read) is what the search
+of its hits (:func:`~gate_reads.read_depth`, whether every hit was read) is what the search
 gave. Tested to give the rows of a recomputation.
 """
 

@@ -4,8 +4,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from linkpipe.lib.links import source_gate
+from linkpipe.lib.links import gate_reads
 from linkpipe.lib.links.anchors import SourceText
+from linkpipe.lib.links.gate_reads import (
+    GateRead,
+    gate_digest,
+    name_keys,
+    named_by_keys,
+    names_read,
+    read_depth,
+)
 from linkpipe.lib.links.kept_lexical import KeptList
 from linkpipe.lib.links.retrieval import (
     CandidateLimits,
@@ -17,15 +25,9 @@ from linkpipe.lib.links.retrieval import (
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.links.site_models import SitePage
 from linkpipe.lib.links.source_gate import (
-    GateRead,
     NameChanges,
     SiteChanges,
     SourceGate,
-    gate_digest,
-    name_keys,
-    named_by_keys,
-    names_read,
-    read_depth,
     retrieve_ungated,
 )
 from linkpipe.lib.vectors.ann import AnnIndex, build_index
@@ -210,7 +212,7 @@ def test_a_named_targets_part_of_the_digest_is_made_once_and_follows_its_mention
     assert read(site, {**named, target: weak}) != read(site, {**named, target: strong})
     assert read(site, {**named, target: replace(weak)}) == read(site, {**named, target: weak})
     assert read(site, named) == first  # the mention as it was: its part as it was
-    monkeypatch.setattr(source_gate, "MENTION_PARTS", 1)  # parts held at most: made again
+    monkeypatch.setattr(gate_reads, "MENTION_PARTS", 1)  # parts held at most: made again
     assert read(site, named) == first and len(site.mention_parts) == 1
 
 
