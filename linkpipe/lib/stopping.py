@@ -52,8 +52,18 @@ def watch() -> Callable[[], None]:
         writer.close()  # the reading thread sees the end and closes its side
         _stops.update(STOP_SIGNALS)
         _requested.clear()
+        _forget_handled_interrupt()
 
     return undo
+
+
+def _forget_handled_interrupt() -> None:
+    """Clear CPython's record of a KeyboardInterrupt raised inside ``exec`` of a string (a
+    signal handler's, while a dataclass or named tuple was being made): the interpreter keeps
+    it after the exception was handled, and a process started with ``python -m`` then kills
+    itself with SIGINT at exit whatever status it returned (3.11; the exit that bpo-41602
+    gave an interrupt escaping ``-m``). Each ``exec`` of a string clears it first."""
+    exec("")  # noqa: S102  (an empty string: nothing runs)
 
 
 def requested() -> bool:

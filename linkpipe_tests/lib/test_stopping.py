@@ -99,3 +99,46 @@ def test_other_signals_are_not_stop_requests():
     finally:
         signal.signal(signal.SIGUSR1, previous)
         undo()
+
+
+STOPPED_MODULE = """
+import argparse, sys
+import linkpipe.cli.main as cli
+from linkpipe.cli.errors import user_facing_errors
+
+user_facing_errors()  # imported before the stop, as in a run past its first step
+
+def _parser():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--debug", action="store_true")
+    parser.set_defaults(func=lambda args: exec("raise KeyboardInterrupt"))
+    return parser
+
+cli.build_parser = _parser
+sys.exit(cli.main([]))
+"""
+
+
+def test_a_stop_raised_inside_exec_still_exits_130_under_python_m(tmp_path):
+    """A signal handler's KeyboardInterrupt that lands in ``exec`` of a string (a dataclass
+    being made) is handled by ``linkpipe`` (exit 130), but CPython remembered it and killed a
+    ``python -m`` process with SIGINT at exit (return code -2: the crash-safety test's flake
+    under load). Any ``exec`` before the exit clears that record (making a dataclass, as the
+    first import of the CLI's error types does): the module imports them before the stop."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import linkpipe
+
+    (tmp_path / "stopped_run.py").write_text(STOPPED_MODULE, encoding="utf-8")
+    root = str(Path(linkpipe.__file__).resolve().parent.parent)
+    proc = subprocess.run(
+        [sys.executable, "-m", "stopped_run"],
+        cwd=tmp_path,
+        env=os.environ | {"PYTHONPATH": root},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (proc.returncode, proc.stderr) == (130, "linkpipe: interrupted\n")
