@@ -21,7 +21,13 @@ them now:
   floor: it joins them without joining the list, and pushes out as many of the lowest as
   enter, none of them in the list when every page of the list has a partial sum now above
   every entering page's (the pages pushed out are among the lowest of those ordered and
-  entering, so never above the highest entering one).
+  entering, so never above the highest entering one); or
+* (a changed page, with a partial sum now) it *leaves* the pages ordered (above the cut
+  before, below it now) with a cosine below the floor both times, and no more pages leave
+  so than enter as above: each place a leaving page frees goes to an entering one, none
+  comes from below the cut, and the pages pushed out, if more enter, are as above (at 30k
+  pages, with the deeper rerank the index takes there, most lists a 1 % edit left as they
+  were had a page leave: docs/benchmarks.md).
 
 Pages entering move the cut up, to a value at most the highest entering partial sum: the list
 kept stores the cut as a range (``cut`` to ``cut_high``), and the next crawl compares with its
@@ -311,13 +317,13 @@ def _unmoved(
     v = Verdicts(
         np.ones(n, bool), high.copy(), [], np.full(n, -np.inf), np.full(n, -1), np.zeros(n)
     )
-    pages = champions.old.shape[0]
+    pages, pages_changed = champions.old.shape[0], champions.changed
     step = max(1, PRODUCT_CELLS // max(pages, 1))
     for lo in range(0, n if pages else 0, step):
         part = slice(lo, lo + step)
         at = sides(rows[part], lookups[part], champions, cut[part], high[part], floor[part])
         settled = ((at.out | at.inside) & at.below) | at.entering
-        v.keep[part] = settled.all(axis=1)
+        v.keep[part] = (settled | _replaced(at, pages_changed)).all(axis=1)
         entering = np.where(at.entering, at.partial, -np.inf).max(axis=1)
         v.raised[part] = np.maximum(v.raised[part], entering)
         v.out_top[part] = np.where(at.out, at.partial, -np.inf).max(axis=1)
@@ -327,6 +333,18 @@ def _unmoved(
             v.moved.append(Moved(lo + r, champions.pages[pages_at], at.cosine[r, pages_at]))
         _one_leaving(v, lo, at, settled, quiet & np.isfinite(cut[part]), champions.changed)
     return v
+
+
+def _replaced(at: Sides, changed: int) -> np.ndarray:
+    """The changed pages (the first ``changed`` columns) leaving the pages ordered with a
+    cosine below the floor and a partial sum now, for the sources where no more of them leave
+    than pages enter with a cosine below the floor: each place one frees is taken by a page
+    entering, none comes from below the cut, and the list is the same (its cut moves within
+    the entering pages' range, as when pages only enter; see the module)."""
+    gone: np.ndarray = at.left & at.below & (at.partial > 0)
+    gone[:, changed:] = False
+    gone[gone.sum(axis=1) > at.entering.sum(axis=1)] = False
+    return gone
 
 
 def _one_leaving(

@@ -11,7 +11,7 @@ from scipy import sparse
 from linkpipe.lib.links import kept_lexical
 from linkpipe.lib.links.champion_lists import MARGIN, ChangedRows, champion_rows
 from linkpipe.lib.links.kept_lexical import KeptList, aligned_rows, kept_lists, new_rows
-from linkpipe.lib.text.lexical_index import Bounds, IndexSettings, LexicalIndex
+from linkpipe.lib.text.lexical_index import Bounds, IndexSettings, LexicalIndex, heaviest
 
 K = 6  # neighbours a query asks for
 # short champion lists and few pages ordered exactly: the index's approximate regime, where
@@ -197,6 +197,50 @@ def test_a_list_moved_only_by_pages_ordered_both_times_is_patched_to_what_a_quer
     assert len(patched) >= 5  # lists that moved, patched without a query
     searched = [u for u in stored if u not in kept]
     assert searched and any(list(stored[u].urls) != now[row_of[u]] for u in searched)
+
+
+def _replacing(
+    stored: dict[str, KeptList], index: LexicalIndex, row_of: dict[str, int], changed: ChangedRows
+) -> set[str]:
+    """The sources for which some changed page leaves the pages ordered and is replaced by
+    one entering (:func:`kept_lexical._replaced`)."""
+    frame = kept_lexical.stored_frame(_frame(stored), row_of)
+    rows = index.matrix[[row_of[u] for u in frame["source_url"].to_list()]]
+    lookups = heaviest(rows, index.settings.query_terms)
+    champions = champion_rows(index, changed)
+    cut = frame["lexical_cut"].fill_null(np.inf).to_numpy()
+    high = frame["high"].fill_null(np.inf).to_numpy()
+    at = kept_lexical.sides(rows, lookups, champions, cut, high, frame["lexical_floor"].to_numpy())
+    gone = kept_lexical._replaced(at, champions.changed).any(axis=1)
+    return {u for u, g in zip(frame["source_url"].to_list(), gone, strict=True) if g}
+
+
+def test_pages_leaving_the_ordered_ones_for_pages_entering_keep_the_list_a_query_finds():
+    """Changed pages whose partial sums fall below the cut while as many others rise above it
+    (each with a cosine below the floor) leave the list as it was: such lists are kept, and
+    every list kept is what a query gives, its cut in the range kept with it."""
+    replaced: set[str] = set()
+    for seed in (2, 3, 4):
+        rng = np.random.default_rng(seed)
+        urls = [f"/p{i:03d}" for i in range(500)]
+        row_of = {u: i for i, u in enumerate(urls)}
+        before = _rows(rng, 500)
+        lists, bounds = _lists(LexicalIndex(before, SETTINGS), urls)
+        moved = sorted(rng.choice(500, 25, replace=False).tolist())
+        after = _edit(before, moved, seed + 1)
+        index = LexicalIndex(after, SETTINGS)
+        changed = ChangedRows(before[moved], after[moved], np.array(moved))
+        stored = {
+            u: _searched(f, b, urls)
+            for i, (u, f, b) in enumerate(zip(urls, lists, bounds, strict=True))
+            if i not in moved
+        }
+        kept = kept_lists(_frame(stored), index, row_of, changed)
+        _check_kept(kept, index, urls)
+        replacing = _replacing(stored, index, row_of, changed)
+        replaced |= replacing & set(kept)
+        assert all(kept[u].cut_high is not None for u in replacing & set(kept))
+    assert len(replaced) >= 3  # lists that lost a page from the ones ordered, kept
 
 
 def test_without_changes_every_list_is_kept_and_a_short_list_is_reached_by_any_page():
