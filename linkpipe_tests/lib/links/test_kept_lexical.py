@@ -68,6 +68,17 @@ def _searched(found: list[str], b: Bounds, urls: list[str]) -> KeptList:
     return KeptList(tuple(found), b.cut, b.floor, next_url=following, next_partial=partial)
 
 
+def _stored_except(
+    lists: list[list[str]], bounds: list[Bounds], urls: list[str], edited: list[int]
+) -> dict[str, KeptList]:
+    """The lists a search stored, for every source but the ``edited`` pages."""
+    return {
+        u: _searched(f, b, urls)
+        for i, (u, f, b) in enumerate(zip(urls, lists, bounds, strict=True))
+        if i not in edited
+    }
+
+
 def _edit(
     rows: sparse.csr_matrix, moved: list[int], seed: int, gone: int | None = None
 ) -> sparse.csr_matrix:
@@ -122,11 +133,7 @@ def test_a_list_no_changed_row_can_move_is_what_the_index_finds_again(monkeypatc
     champions = champion_rows(new_index, changed)
     assert champions.old.shape[0] > len(moved)  # changed pages push unchanged ones out ...
     assert champions.new[: len(moved)].nnz < changed.new.nnz  # ... and are left out of lists
-    stored = {
-        u: _searched(found, b, urls)
-        for i, (u, found, b) in enumerate(zip(urls, lists, bounds, strict=True))
-        if i not in moved
-    }
+    stored = _stored_except(lists, bounds, urls, moved)
     row_of = {u: i for i, u in enumerate(urls)}
     kept = kept_lists(_frame(stored), new_index, row_of, changed)
 
@@ -186,11 +193,7 @@ def test_a_list_moved_only_by_pages_ordered_both_times_is_patched_to_what_a_quer
     after = _touched(before, edited, 6)
     index = LexicalIndex(after, SETTINGS)
     changed = ChangedRows(before[edited], after[edited], np.array(edited))
-    stored = {
-        u: _searched(f, b, urls)
-        for i, (u, f, b) in enumerate(zip(urls, lists, bounds, strict=True))
-        if i not in edited
-    }
+    stored = _stored_except(lists, bounds, urls, edited)
     kept = kept_lists(_frame(stored), index, row_of, changed)
     now = _check_kept(kept, index, urls)  # every list kept or patched is the query's
     patched = [u for u, k in kept.items() if k.urls != stored[u].urls]
@@ -230,11 +233,7 @@ def test_pages_leaving_the_ordered_ones_for_pages_entering_keep_the_list_a_query
         after = _edit(before, moved, seed + 1)
         index = LexicalIndex(after, SETTINGS)
         changed = ChangedRows(before[moved], after[moved], np.array(moved))
-        stored = {
-            u: _searched(f, b, urls)
-            for i, (u, f, b) in enumerate(zip(urls, lists, bounds, strict=True))
-            if i not in moved
-        }
+        stored = _stored_except(lists, bounds, urls, moved)
         kept = kept_lists(_frame(stored), index, row_of, changed)
         _check_kept(kept, index, urls)
         replacing = _replacing(stored, index, row_of, changed)
