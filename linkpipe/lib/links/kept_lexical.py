@@ -23,9 +23,9 @@ them now:
   every entering page's (the pages pushed out are among the lowest of those ordered and
   entering, so never above the highest entering one); or
 * (a changed page, with a partial sum now) it *leaves* the pages ordered (above the cut
-  before, below it now) with a cosine below the floor both times, and no more pages leave
-  so than enter as above: each place a leaving page frees goes to an entering one, none
-  comes from below the cut, and the pages pushed out, if more enter, are as above (at 30k
+  before, below it now) with a cosine below the floor both times, and no more such pages
+  leave than pages enter as above: each place a leaving page frees goes to an entering one,
+  none comes from below the cut, and the pages pushed out, if more enter, are as above (at 30k
   pages, with the deeper rerank the index takes there, most lists a 1 % edit left as they
   were had a page leave: docs/benchmarks.md).
 
