@@ -8,9 +8,7 @@ The shard's candidate step runs on a copy of the database (the original is not t
 ``kept_lists`` wrapped to keep its inputs; the lists it did not keep are then sorted: pages
 below the cut both times, ordered both times, entering, leaving (each with its cosine at or
 above the floor where that unsettles it), in the cut's margin or range, and the lists moved
-only by changed pages leaving below the floor, by how many leave. Run it with the code that
-made the database (a digest of ``linkpipe/lib`` keys the stored lists: another code finds
-none to keep).
+only by changed pages leaving below the floor, by how many leave.
 """
 
 from __future__ import annotations
