@@ -1,5 +1,5 @@
 """Why a refresh's candidate shard queried the lexical index again: each stored TF-IDF list it
-did not keep, sorted by the kinds of its unsettled pages (``kept_lexical.sides``).
+did not keep, sorted by the kinds of its unsettled pages (``list_sides.sides``).
 
     python benchmarks/bench_kept_lists_why.py /tmp/b30/db-30000-graph/bench.duckdb \
         --crawl graph-refresh-edited --shard 0 --work /tmp/why/bench.duckdb
@@ -23,6 +23,7 @@ import numpy as np
 
 import linkpipe.lib.stages.kept_searches as kept_searches
 from linkpipe.lib.links import kept_lexical as kl
+from linkpipe.lib.links import list_sides
 from linkpipe.lib.links.champion_lists import ChampionRows, champion_rows
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
 from linkpipe.lib.text.lexical_index import heaviest
@@ -52,7 +53,7 @@ def captured_inputs(db: Path, work: Path, crawl: str, shard: int) -> tuple[Any, 
     return seen[0]
 
 
-def _kind(at: kl.Sides, r: int, p: int, champions: ChampionRows) -> str:
+def _kind(at: list_sides.Sides, r: int, p: int, champions: ChampionRows) -> str:
     """What unsettles page ``p`` (a column) for source ``r`` (a row) of a chunk's sides."""
     if at.out[r, p]:
         kind = "below the cut both times, cosine >= floor"
@@ -82,7 +83,9 @@ def sorted_lists(inputs: tuple[Any, ...]) -> tuple[int, int, collections.Counter
     kinds: collections.Counter[str] = collections.Counter()
     for lo in range(0, len(sources), CHUNK):
         part = slice(lo, lo + CHUNK)
-        at = kl.sides(rows[part], lookups[part], champions, cut[part], high[part], floor[part])
+        at = list_sides.sides(
+            rows[part], lookups[part], champions, cut[part], high[part], floor[part]
+        )
         settled = ((at.out | at.inside) & at.below) | at.entering
         for r in range(settled.shape[0]):
             if sources[lo + r] in kept:

@@ -26,7 +26,8 @@ import numpy as np
 import polars as pl
 
 from linkpipe.lib.links.champion_lists import MARGIN, ChampionRows, champion_rows
-from linkpipe.lib.links.kept_lexical import kept_lists, sides, stored_frame
+from linkpipe.lib.links.kept_lexical import kept_lists, stored_frame
+from linkpipe.lib.links.list_sides import sides
 from linkpipe.lib.links.site_models import SiteModels
 from linkpipe.lib.stages.candidate_previous import changed_pages, changed_rows, page_digests
 from linkpipe.lib.stages.site_models import load_site_models

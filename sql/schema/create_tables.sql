@@ -314,6 +314,11 @@ ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_cut_high DOUBLE;
 -- in which one page leaves the ones ordered takes it in instead of querying.
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_next VARCHAR;
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_next_partial DOUBLE;
+-- The page of highest cosine among those the index ordered after the list, and that cosine
+-- (NULL: not known): a later crawl in which a page of the list falls below the floor patches
+-- the list with it instead of querying (lib/links/list_patch.py).
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_runner VARCHAR;
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_runner_cosine DOUBLE;
 -- The digest of the source's text its name keys were looked up in (SourceText.digest): a later
 -- crawl whose source has this text takes the stored keys instead of tokenising it, whatever
 -- else its gate digest read changed.

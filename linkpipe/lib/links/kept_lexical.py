@@ -34,7 +34,8 @@ kept stores the cut as a range (``cut`` to ``cut_high``), and the next crawl com
 low end what must stay below and with its high end what must stay above. A list searched
 again has an exact cut. A list that moved only through changed pages ordered both times
 (their cosine at or above the floor) is patched rather than searched
-(:mod:`~linkpipe.lib.links.list_patch`), and one moved only by one changed page leaving the
+(:mod:`~linkpipe.lib.links.list_patch`: with the *runner-up* stored with the list, the page
+ordered of highest cosine after it, while no change can pass it), and one moved only by one changed page leaving the
 pages ordered gives its last place to the page just below the cut, stored with the list
 (:mod:`~linkpipe.lib.links.list_next`). No source looking up a term whose list's
 membership cannot be told (two weights tie at its lowest) is kept. Ties at the cut and
@@ -60,8 +61,9 @@ from linkpipe.lib.links.champion_lists import (
     champion_rows,
 )
 from linkpipe.lib.links.list_next import known_next, left_one, next_columns
-from linkpipe.lib.links.list_patch import Moved, patched_list
-from linkpipe.lib.text.lexical_index import LexicalIndex, heaviest
+from linkpipe.lib.links.list_patch import Moved, known_runners, patched_list
+from linkpipe.lib.links.list_sides import Sides, sides
+from linkpipe.lib.text.lexical_index import Bounds, LexicalIndex, heaviest
 from linkpipe.lib.text.tfidf import rows_matrix
 
 
@@ -73,7 +75,9 @@ class KeptList:
     exact; see the module); ``as_stored``: False for a list kept otherwise than the previous
     crawl stored it (patched, its cut moved, its next page no longer known): its row is
     written again; ``next_url`` and ``next_partial``: the page of highest partial sum below
-    the cut and that sum (None: not known)."""
+    the cut and that sum; ``runner_url`` and ``runner_cosine``: the page of highest cosine
+    among those ordered after the list and that cosine, every other page ordered below it
+    (:mod:`~linkpipe.lib.links.list_patch`; None: not known)."""
 
     urls: tuple[str, ...]
     cut: float | None
@@ -82,6 +86,23 @@ class KeptList:
     as_stored: bool = True
     next_url: str | None = None
     next_partial: float | None = None
+    runner_url: str | None = None
+    runner_cosine: float | None = None
+
+
+def searched_list(urls: tuple[str, ...], bounds: Bounds, pages: Sequence[str]) -> KeptList:
+    """The list a query found (``urls``) with what it hangs on (``pages``: URLs by row)."""
+    following = pages[bounds.next_row] if bounds.next_row >= 0 else None
+    runner = pages[bounds.runner_row] if bounds.runner_row >= 0 else None
+    return KeptList(
+        urls,
+        bounds.cut,
+        bounds.floor,
+        next_url=following,
+        next_partial=bounds.next_partial if following is not None else None,
+        runner_url=runner,
+        runner_cosine=bounds.runner_cosine if runner is not None else None,
+    )
 
 
 def kept_lists(
@@ -91,10 +112,11 @@ def kept_lists(
     changed: ChangedRows,
 ) -> dict[str, KeptList]:
     """The stored lists (``source_url, lexical_hits, lexical_cut, lexical_floor`` and, when
-    stored, ``lexical_cut_high, lexical_next, lexical_next_partial``: unchanged sources
-    searched with this crawl's salt) that no change can move, patched, or moved by one page
-    leaving (see the module), by source, each with the range its cut now lies in and its
-    next page where still known; ``row_of``: each page's row in the index's matrix."""
+    stored, ``lexical_cut_high``, ``lexical_next``, ``lexical_next_partial``,
+    ``lexical_runner``, ``lexical_runner_cosine``: unchanged sources searched with this
+    crawl's salt) that no change can move, patched, or moved by one page leaving (see the
+    module), by source, each with the range its cut now lies in and its next page and
+    runner-up where still known; ``row_of``: each page's row in the index's matrix."""
     frame = stored_frame(stored, row_of)
     if frame.is_empty():
         return {}
@@ -116,22 +138,38 @@ def kept_lists(
         args = (lookups[check], listed, row_of, v.raised[check])
         keep[check] = _members_above(index, champions, *args)
     lists = _Lists(frame, hits, {r: u for u, r in row_of.items()} if v.moved else {})
-    nexts = known_next(lists.urls, lists.partials, row_of, champions.pages, v.out_top, entered)
-    lists.nexts = nexts
+    lists.nexts = known_next(
+        lists.urls, lists.partials, row_of, champions.pages, v.out_top, entered
+    )
+    lists.runners = known_runners(
+        lists.runner_urls, lists.runner_cosines, row_of, champions.pages, entered, v.other_top
+    )
     out = {
         lists.source(i): lists.kept(i, bool(entered[i]), float(v.raised[i]))
         for i in np.flatnonzero(keep).tolist()
     }
     for m in (m for m in v.moved if clear[m.source]):
         patch = patched_list(
-            rows[m.source], hits[m.source], floors[m.source], m, index.matrix, row_of, lists.url_of
-        )
+            rows[m.source], hits[m.source], floors[m.source], m, index.matrix, row_of,
+            lists.url_of, lists.runner(m.source),
+        )  # fmt: skip
         if patch is not None:
             out[lists.source(m.source)] = lists.patched(m.source, *patch)
-    leave = np.flatnonzero(clear & ~keep & (v.leaving >= 0) & (nexts >= 0))
+    out |= _left_one(lists, v, rows, index, clear & ~keep)
+    return out
+
+
+def _left_one(
+    lists: _Lists, v: Verdicts, rows: sparse.csr_matrix, index: LexicalIndex, asked: np.ndarray
+) -> dict[str, KeptList]:
+    """The lists of the ``asked`` sources moved only by one page leaving the pages ordered that
+    its next page or the page itself fills (:func:`~list_next.left_one`)."""
+    nexts = lists.nexts
+    leave = np.flatnonzero(asked & (v.leaving >= 0) & (nexts >= 0))
     cosines = np.asarray(rows[leave].multiply(index.matrix[nexts[leave]]).sum(axis=1)).ravel()
+    out = {}
     for i, cosine in zip(leave.tolist(), cosines.tolist(), strict=True):
-        took = left_one(lists.partials[i], v.leaving_partial[i], floors[i], cosine)
+        took = left_one(lists.partials[i], v.leaving_partial[i], lists.floors[i], cosine)
         if took is not None:
             out[lists.source(i)] = lists.left(i, *took)
     return out
@@ -147,7 +185,8 @@ def stored_frame(stored: pl.DataFrame, row_of: Mapping[str, int]) -> pl.DataFram
         & pl.col("source_url").is_in(list(row_of))
     )
     missing = {"lexical_cut_high": pl.Float64, "lexical_next": pl.String}
-    missing |= {"lexical_next_partial": pl.Float64}
+    missing |= {"lexical_next_partial": pl.Float64, "lexical_runner": pl.String}
+    missing |= {"lexical_runner_cosine": pl.Float64}
     frame = frame.with_columns(
         pl.lit(None, dtype).alias(name)
         for name, dtype in missing.items()
@@ -165,8 +204,11 @@ class _Lists:
         self.floors = frame["lexical_floor"].to_list()
         self.highs = frame["lexical_cut_high"].to_list()
         self.urls, self.partials = next_columns(frame)
+        self.runner_urls = frame["lexical_runner"].to_list()
+        self.runner_cosines = frame["lexical_runner_cosine"].fill_null(np.nan).to_numpy()
         self.hits, self.url_of = hits, url_of
         self.nexts = np.full(len(hits), -1)  # the next pages still known (see known_next)
+        self.runners = np.full(len(hits), -1)  # the runners-up still known (known_runners)
 
     def source(self, i: int) -> str:
         return str(self.sources[i])
@@ -177,17 +219,31 @@ class _Lists:
             return None, None
         return self.urls[i], float(self.partials[i])
 
+    def runner(self, i: int) -> tuple[int, float] | None:
+        """The source's runner-up (its row) and cosine where still known."""
+        if self.runners[i] < 0:
+            return None
+        return int(self.runners[i]), float(self.runner_cosines[i])
+
     def kept(self, i: int, raised: bool, high: float) -> KeptList:
         """The list kept as it was, its cut's range raised to ``high`` when pages entered."""
         url, partial = self._next(i)
-        same = not raised and url == self.urls[i]
+        runner = self.runner_urls[i] if self.runners[i] >= 0 else None
+        cosine = float(self.runner_cosines[i]) if runner is not None else None
+        same = not raised and url == self.urls[i] and runner == self.runner_urls[i]
         top = high if raised else self.highs[i]
-        return KeptList(tuple(self.hits[i]), self.cuts[i], self.floors[i], top, same, url, partial)
+        return KeptList(
+            tuple(self.hits[i]), self.cuts[i], self.floors[i], top, same, url, partial,
+            runner, cosine,
+        )  # fmt: skip
 
-    def patched(self, i: int, urls: tuple[str, ...], floor: float) -> KeptList:
-        """The list patched to ``urls`` with its new ``floor``."""
+    def patched(
+        self, i: int, urls: tuple[str, ...], floor: float, runner: tuple[int, float] | None
+    ) -> KeptList:
+        """The list patched to ``urls`` with its new ``floor`` and runner-up (row, cosine)."""
         url, partial = self._next(i)
-        return KeptList(urls, self.cuts[i], floor, self.highs[i], False, url, partial)
+        after = (self.url_of[runner[0]], runner[1]) if runner is not None else (None, None)
+        return KeptList(urls, self.cuts[i], floor, self.highs[i], False, url, partial, *after)
 
     def left(self, i: int, cut: float, next_stays: bool) -> KeptList:
         """The list kept while one page left the ones ordered: the cut now ``cut`` (exact)."""
@@ -224,76 +280,15 @@ def _members_above(
 PRODUCT_CELLS = 1 << 21  # (source, changed page) products held at a time (16 MB a matrix)
 
 
-class Sides(NamedTuple):
-    """Where each changed or boundary page (a column) stands for each source (a row): ``out``,
-    its partial sum below the source's cut with both its rows; ``inside``, above it with
-    both; ``below``, its cosine below the floor (or none) with both (a boundary page's
-    cosine does not change: always); ``entering``, below the cut before, above it now, with
-    a cosine below the floor; ``entered``: below the cut before, above it now, whatever its
-    cosine; ``left``: above it before, below it now; ``cosine`` and ``partial``: with its new
-    row."""
-
-    out: np.ndarray
-    inside: np.ndarray
-    below: np.ndarray
-    entering: np.ndarray
-    entered: np.ndarray
-    left: np.ndarray
-    cosine: np.ndarray
-    partial: np.ndarray
-
-
-def sides(
-    rows: sparse.csr_matrix,
-    lookups: sparse.csr_matrix,
-    champions: ChampionRows,
-    cut: np.ndarray,
-    high: np.ndarray,
-    floor: np.ndarray,
-) -> Sides:
-    """The :class:`Sides` of the changed and boundary pages for sources (``rows``,
-    ``lookups``, the range their cut lies in, ``cut`` to ``high``: infinite when none, and
-    ``floor``, as columns), partial sums over the ``champions``' rows."""
-    low, top, f = cut[:, None], high[:, None], floor[:, None]
-    p_old = (lookups @ champions.old.T.tocsc()).toarray()
-    p_new = (lookups @ champions.new.T.tocsc()).toarray()
-    c_old = (rows @ champions.full_old.T.tocsc()).toarray()
-    c_new = (rows @ champions.full_new.T.tocsc()).toarray()
-    cos = np.maximum(c_old, c_new)
-    below = (cos <= 0) | (cos < f - MARGIN)
-    below[:, champions.changed :] = True
-    was_out, now_in = p_old < low - MARGIN, p_new > top + MARGIN
-    out = was_out & (p_new < low - MARGIN)
-    inside = (p_old > top + MARGIN) & now_in
-    entered = was_out & now_in
-    entering = entered & ((c_new <= 0) | (c_new < f - MARGIN))
-    left = (p_old > top + MARGIN) & (p_new < low - MARGIN)
-    uncut = ~np.isfinite(cut)
-    if uncut.any():  # every page with a partial sum was ordered: see _uncut
-        out[uncut], inside[uncut] = _uncut(p_old[uncut], p_new[uncut], champions.changed)
-    return Sides(out, inside, below, entering, entered, left, c_new, p_new)
-
-
-def _uncut(p_old: np.ndarray, p_new: np.ndarray, changed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``out`` and ``inside`` for sources whose index cut nothing (fewer pages had a partial
-    sum than it orders): a page is out when it has no partial sum either time, inside when it
-    has one both times; a changed page losing its own counts as out (it leaves the pages
-    ordered, and its cosine is below the floor for the list to be kept). A page gaining one
-    is neither: the pages ordered may now be more than the index keeps, and the lowest of
-    them pushed out (a page of the list, perhaps)."""
-    had, has = p_old > 0, p_new > 0
-    out = ~had & ~has
-    out[:, :changed] |= ~has[:, :changed]
-    return out, had & has
-
-
 class Verdicts(NamedTuple):
     """What :func:`_unmoved` finds of each source: its list ``keep``s; the highest partial sum
     of the pages entering (``raised``: the cut's high end when none); the lists that moved
     only through pages ordered before and after (``moved``, see :mod:`list_patch`); the
     highest partial sum now of a page below the cut both times (``out_top``: -inf when none),
-    and the one changed page leaving the pages ordered (``leaving``: -1 when not just one),
-    with its partial sum now (``leaving_partial``; see :mod:`list_next`)."""
+    the one changed page leaving the pages ordered (``leaving``: -1 when not just one),
+    with its partial sum now (``leaving_partial``; see :mod:`list_next`), and the highest
+    cosine now of a changed page settled that the index may order now (``other_top``: -inf
+    when none; see :func:`~list_patch.known_runners`)."""
 
     keep: np.ndarray
     raised: np.ndarray
@@ -301,6 +296,7 @@ class Verdicts(NamedTuple):
     out_top: np.ndarray
     leaving: np.ndarray
     leaving_partial: np.ndarray
+    other_top: np.ndarray
 
 
 def _unmoved(
@@ -314,9 +310,8 @@ def _unmoved(
     """The :class:`Verdicts` of sources (``rows``, ``lookups``) through every changed and
     boundary page (see the module; :func:`sides`), a chunk of sources at a time."""
     n = rows.shape[0]
-    v = Verdicts(
-        np.ones(n, bool), high.copy(), [], np.full(n, -np.inf), np.full(n, -1), np.zeros(n)
-    )
+    none = np.full(n, -np.inf)
+    v = Verdicts(np.ones(n, bool), high.copy(), [], none, np.full(n, -1), np.zeros(n), none.copy())
     pages, pages_changed = champions.old.shape[0], champions.changed
     step = max(1, PRODUCT_CELLS // max(pages, 1))
     for lo in range(0, n if pages else 0, step):
@@ -327,6 +322,7 @@ def _unmoved(
         entering = np.where(at.entering, at.partial, -np.inf).max(axis=1)
         v.raised[part] = np.maximum(v.raised[part], entering)
         v.out_top[part] = np.where(at.out, at.partial, -np.inf).max(axis=1)
+        v.other_top[part] = _settled_top(at, settled, cut[part], pages_changed)
         quiet = ~v.keep[part] & ~at.entered.any(axis=1)
         for r in np.flatnonzero(quiet & (settled | at.inside).all(axis=1)).tolist():
             pages_at = np.flatnonzero(~settled[r])
@@ -345,6 +341,19 @@ def _replaced(at: Sides, changed: int) -> np.ndarray:
     gone[:, changed:] = False
     gone[gone.sum(axis=1) > at.entering.sum(axis=1)] = False
     return gone
+
+
+def _settled_top(at: Sides, settled: np.ndarray, cut: np.ndarray, changed: int) -> np.ndarray:
+    """For each source, the highest cosine now of a settled changed page (the first
+    ``changed`` columns) the index may order now: a partial sum now, not below the cut (any,
+    when nothing was cut); -inf when none. Boundary pages keep their cosines, changed pages of
+    the list are never settled, and a page entering moves the runner-up (it is not kept)."""
+    low = cut[:, None]
+    ordered = (at.partial > 0) & ((at.partial >= low - MARGIN) | ~np.isfinite(low))
+    mine = settled & ordered
+    mine[:, changed:] = False
+    top: np.ndarray = np.where(mine, at.cosine, -np.inf).max(axis=1)
+    return top
 
 
 def _one_leaving(

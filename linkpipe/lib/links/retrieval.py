@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from linkpipe.lib.links.anchors import SourceText
-from linkpipe.lib.links.kept_lexical import KeptList
+from linkpipe.lib.links.kept_lexical import KeptList, searched_list
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.text.lexical_index import Bounds
 from linkpipe.lib.text.mentions import Mention
@@ -53,9 +53,7 @@ def tfidf_neighbours(
         else:
             near, b = next(searched)
             urls = tuple(tfidf.urls[j] for j in near)
-            following = tfidf.urls[b.next_row] if b.next_row >= 0 else None
-            partial = b.next_partial if following is not None else None
-            out.append(KeptList(urls, b.cut, b.floor, next_url=following, next_partial=partial))
+            out.append(searched_list(urls, b, tfidf.urls))
     return out
 
 

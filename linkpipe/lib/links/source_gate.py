@@ -97,6 +97,8 @@ class Computed(NamedTuple):
     lexical_cut_high: float | None
     lexical_next: str | None
     lexical_next_partial: float | None
+    lexical_runner: str | None
+    lexical_runner_cosine: float | None
     text_digest: str  # the text (and code, settings) the name keys were looked up in
 
 
@@ -156,7 +158,7 @@ class SourceGate:
         searched = (read.digest, keys, read.sims, list(read.hits), read.searched)
         found = read.lexical
         if found is None:
-            return Computed(*searched, self.search_salt, *(None,) * 6, read.text)
+            return Computed(*searched, self.search_salt, *(None,) * 8, read.text)
         return Computed(
             *searched,
             self.search_salt,
@@ -166,6 +168,8 @@ class SourceGate:
             found.cut_high,
             found.next_url,
             found.next_partial,
+            found.runner_url,
+            found.runner_cosine,
             read.text,
         )
 

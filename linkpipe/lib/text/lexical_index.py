@@ -31,14 +31,18 @@ Neighbours = list[NDArray[np.int64]]
 class Bounds(NamedTuple):
     """What a query's neighbours hang on: the partial sum at the cut of the pages ordered by
     exact cosine (None when no page was cut), the cosine of the last neighbour when the query
-    found all it asked for (else 0), and the page of highest partial sum below the cut with
-    that sum (row -1: none, or another within :data:`TIE` of it or of the cut): see
-    :mod:`~linkpipe.lib.links.kept_lexical`."""
+    found all it asked for (else 0), the page of highest partial sum below the cut with
+    that sum (row -1: none, or another within :data:`TIE` of it or of the cut), and the
+    *runner-up*: the page ordered of highest cosine after the neighbours, with that cosine
+    (row -1: the list is not full, or no page is left, or its cosine is within :data:`TIE` of
+    the floor or of the next cosine): see :mod:`~linkpipe.lib.links.kept_lexical`."""
 
     cut: float | None
     floor: float
     next_row: int = -1
     next_partial: float = 0.0
+    runner_row: int = -1
+    runner_cosine: float = 0.0
 
 
 TIE = 1e-9  # partial sums this close may come in either order (see Bounds.next_row)
@@ -145,14 +149,31 @@ class LexicalIndex:
         dense[terms] = queries.data[queries.indptr[i] : queries.indptr[i + 1]]
         exact = self.matrix[cols] @ dense
         dense[terms] = 0.0
-        order = np.argsort(-exact, kind="stable")[:k]
-        order = order[exact[order] > 0]
+        ranked = np.argsort(-exact, kind="stable")
+        order = ranked[:k][exact[ranked[:k]] > 0]
         found: NDArray[np.int64] = cols[order].astype(np.int64)
         floor = float(exact[order[-1]]) if len(order) == k else 0.0
-        if cut is None or not next_page:
+        if not next_page:
             return found, Bounds(cut, floor)
+        runner, runner_cosine = runner_up(exact[ranked], k) if floor > 0 else (-1, 0.0)
+        runner = int(cols[ranked[runner]]) if runner >= 0 else -1
+        if cut is None:
+            return found, Bounds(cut, floor, runner_row=runner, runner_cosine=runner_cosine)
         row, below = next_below(places, scores, cut)
-        return found, Bounds(cut, floor, int(self.postings.rows[row]) if row >= 0 else -1, below)
+        following = int(self.postings.rows[row]) if row >= 0 else -1
+        return found, Bounds(cut, floor, following, below, runner, runner_cosine)
+
+
+def runner_up(cosines: NDArray[np.float64], k: int) -> tuple[int, float]:
+    """The place of the runner-up among ``cosines`` (the pages ordered, best first, the first
+    ``k`` the neighbours) and its cosine; (-1, 0) when there is none, when it is not positive
+    or when another cosine is within :data:`TIE` of it."""
+    if len(cosines) <= k or cosines[k] <= 0:
+        return -1, 0.0
+    cosine = float(cosines[k])
+    if cosines[k - 1] - cosine <= TIE or (len(cosines) > k + 1 and cosine - cosines[k + 1] <= TIE):
+        return -1, 0.0
+    return k, cosine
 
 
 def next_below(

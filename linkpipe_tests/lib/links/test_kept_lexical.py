@@ -4,13 +4,21 @@ kept with them; the others are queried."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import polars as pl
 from scipy import sparse
 
-from linkpipe.lib.links import kept_lexical
+from linkpipe.lib.links import kept_lexical, list_sides
 from linkpipe.lib.links.champion_lists import MARGIN, ChangedRows, champion_rows
-from linkpipe.lib.links.kept_lexical import KeptList, aligned_rows, kept_lists, new_rows
+from linkpipe.lib.links.kept_lexical import (
+    KeptList,
+    aligned_rows,
+    kept_lists,
+    new_rows,
+    searched_list,
+)
 from linkpipe.lib.text.lexical_index import Bounds, IndexSettings, LexicalIndex, heaviest
 
 K = 6  # neighbours a query asks for
@@ -44,12 +52,16 @@ def _frame(stored: dict[str, KeptList]) -> pl.DataFrame:
             "lexical_cut_high": [k.cut_high for k in stored.values()],
             "lexical_next": [k.next_url for k in stored.values()],
             "lexical_next_partial": [k.next_partial for k in stored.values()],
+            "lexical_runner": [k.runner_url for k in stored.values()],
+            "lexical_runner_cosine": [k.runner_cosine for k in stored.values()],
         },
         schema_overrides={
             "lexical_cut": pl.Float64,
             "lexical_cut_high": pl.Float64,
             "lexical_next": pl.String,
             "lexical_next_partial": pl.Float64,
+            "lexical_runner": pl.String,
+            "lexical_runner_cosine": pl.Float64,
             "lexical_hits": pl.List(pl.String),
         },
     )
@@ -62,10 +74,8 @@ def _lists(index: LexicalIndex, urls: list[str]) -> tuple[list[list[str]], list[
 
 
 def _searched(found: list[str], b: Bounds, urls: list[str]) -> KeptList:
-    """The list a search stores: its pages, cut, floor and next page."""
-    following = urls[b.next_row] if b.next_row >= 0 else None
-    partial = b.next_partial if following is not None else None
-    return KeptList(tuple(found), b.cut, b.floor, next_url=following, next_partial=partial)
+    """The list a search stores: its pages, cut, floor, next page and runner-up."""
+    return searched_list(tuple(found), b, urls)
 
 
 def _stored_except(
@@ -112,6 +122,9 @@ def _check_kept(kept: dict[str, KeptList], index: LexicalIndex, urls: list[str])
         if found.next_url is not None:  # a next page still known is the query's
             assert found.next_url == urls[b.next_row]
             assert abs(found.next_partial - b.next_partial) <= MARGIN
+        if found.runner_url is not None:  # so is a runner-up still known
+            assert found.runner_url == urls[b.runner_row]
+            assert found.runner_cosine == b.runner_cosine
     return now
 
 
@@ -213,7 +226,7 @@ def _replacing(
     champions = champion_rows(index, changed)
     cut = frame["lexical_cut"].fill_null(np.inf).to_numpy()
     high = frame["high"].fill_null(np.inf).to_numpy()
-    at = kept_lexical.sides(rows, lookups, champions, cut, high, frame["lexical_floor"].to_numpy())
+    at = list_sides.sides(rows, lookups, champions, cut, high, frame["lexical_floor"].to_numpy())
     gone = kept_lexical._replaced(at, champions.changed).any(axis=1)
     return {u for u, g in zip(frame["source_url"].to_list(), gone, strict=True) if g}
 
@@ -275,3 +288,36 @@ def test_changed_rows_are_aligned_by_page_with_empty_rows_for_pages_that_came_or
     assert old.shape == new.shape == (3, rows.shape[1])
     assert (old[0] != rows[0]).nnz == 0 and old[1].nnz == 0 and (old[2] != rows[4]).nnz == 0
     assert (new[0] != rows[0]).nnz == 0 and (new[1] != rows[3]).nnz == 0 and new[2].nnz == 0
+
+
+def _without_runners(stored: dict[str, KeptList]) -> dict[str, KeptList]:
+    return {u: replace(k, runner_url=None, runner_cosine=None) for u, k in stored.items()}
+
+
+def test_a_page_of_the_list_falling_below_the_floor_gives_its_place_to_the_runner_up():
+    """A list whose changed page falls below the floor is patched with the runner-up the
+    search stored (without it, a page of unknown cosine might come next: it is queried), and
+    so are the next refresh's lists with the runners-up the patch and the keeping left."""
+    urls = [f"/p{i:03d}" for i in range(400)]
+    row_of = {u: i for i, u in enumerate(urls)}
+    before = _rows(np.random.default_rng(5), 400)
+    lists, bounds = _lists(LexicalIndex(before, SETTINGS), urls)
+    assert sum(b.runner_row >= 0 for b in bounds) > 300  # most searches know their runner-up
+    stored = {u: _searched(f, b, urls) for u, f, b in zip(urls, lists, bounds, strict=True)}
+    for n, edited in enumerate((list(range(0, 400, 13)), list(range(5, 400, 11)))):
+        after = _touched(before, edited, 6 + n)
+        index = LexicalIndex(after, SETTINGS)
+        changed = ChangedRows(before[edited], after[edited], np.array(edited))
+        unchanged = {u: k for u, k in stored.items() if row_of[u] not in edited}
+        kept = kept_lists(_frame(unchanged), index, row_of, changed)
+        now = _check_kept(kept, index, urls)  # lists, floors, runners-up: the query's
+        alone = kept_lists(_frame(_without_runners(unchanged)), index, row_of, changed)
+        assert set(alone) < set(kept)
+        extra = [u for u in kept if u not in alone]  # kept for their runner-up alone
+        assert len(extra) >= 0.2 * len(alone) and any(
+            unchanged[u].runner_url in kept[u].urls for u in extra
+        )
+        assert sum(k.runner_url is not None for k in kept.values()) > 0.4 * len(kept)
+        queried = _lists(index, urls)[1]
+        stored = {u: kept.get(u) or _searched(now[i], queried[i], urls) for i, u in enumerate(urls)}
+        before = after
