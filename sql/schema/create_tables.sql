@@ -310,10 +310,13 @@ ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_floor DOUBLE;
 -- The highest the cut may be when the list was kept while pages entered the ones the index
 -- orders (NULL: lexical_cut is exact; lib/links/kept_lexical.py).
 ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_cut_high DOUBLE;
--- The page of highest partial sum below the cut and that sum (NULL: not known): a later crawl
--- in which one page leaves the ones ordered takes it in instead of querying.
-ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_next VARCHAR;
-ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_next_partial DOUBLE;
+-- The pages of highest partial sum below the cut, best first, and those sums (up to four;
+-- NULL: not known): a later crawl in which pages leave the ones ordered takes them in instead
+-- of querying (lib/links/list_next.py). They replace one such page stored alone.
+ALTER TABLE candidate_sources DROP COLUMN IF EXISTS lexical_next;
+ALTER TABLE candidate_sources DROP COLUMN IF EXISTS lexical_next_partial;
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_nexts VARCHAR[];
+ALTER TABLE candidate_sources ADD COLUMN IF NOT EXISTS lexical_next_partials DOUBLE[];
 -- The page of highest cosine among those the index ordered after the list, and that cosine
 -- (NULL: not known): a later crawl in which a page of the list falls below the floor patches
 -- the list with it instead of querying (lib/links/list_patch.py).

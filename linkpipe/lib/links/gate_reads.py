@@ -13,7 +13,7 @@ import numpy as np
 
 from linkpipe.lib.links.anchor_reuse import source_key
 from linkpipe.lib.links.anchors import SourceText
-from linkpipe.lib.links.kept_lexical import KeptList
+from linkpipe.lib.links.kept_list import KeptList
 from linkpipe.lib.links.retrieval import (
     MIN_MENTION_PROBABILITY,
     CandidateLimits,

@@ -47,7 +47,6 @@ searching again.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -60,49 +59,12 @@ from linkpipe.lib.links.champion_lists import (
     ChangedRows,
     champion_rows,
 )
-from linkpipe.lib.links.list_next import known_next, left_one, next_columns
+from linkpipe.lib.links.kept_list import KeptList, StoredLists, stored_frame
+from linkpipe.lib.links.list_next import known_next, left_some
 from linkpipe.lib.links.list_patch import Moved, known_runners, patched_list
 from linkpipe.lib.links.list_sides import Sides, sides
-from linkpipe.lib.text.lexical_index import Bounds, LexicalIndex, heaviest
+from linkpipe.lib.text.lexical_index import LexicalIndex, heaviest
 from linkpipe.lib.text.tfidf import rows_matrix
-
-
-@dataclass(frozen=True)
-class KeptList:
-    """A source's TF-IDF neighbours as the index found them (URLs, best first), the partial
-    sum at the index's cut (None: nothing cut), the floor, and (``cut_high``) the highest the
-    cut may be when pages entered the pages ordered since it was found (None: the cut is
-    exact; see the module); ``as_stored``: False for a list kept otherwise than the previous
-    crawl stored it (patched, its cut moved, its next page no longer known): its row is
-    written again; ``next_url`` and ``next_partial``: the page of highest partial sum below
-    the cut and that sum; ``runner_url`` and ``runner_cosine``: the page of highest cosine
-    among those ordered after the list and that cosine, every other page ordered below it
-    (:mod:`~linkpipe.lib.links.list_patch`; None: not known)."""
-
-    urls: tuple[str, ...]
-    cut: float | None
-    floor: float
-    cut_high: float | None = None
-    as_stored: bool = True
-    next_url: str | None = None
-    next_partial: float | None = None
-    runner_url: str | None = None
-    runner_cosine: float | None = None
-
-
-def searched_list(urls: tuple[str, ...], bounds: Bounds, pages: Sequence[str]) -> KeptList:
-    """The list a query found (``urls``) with what it hangs on (``pages``: URLs by row)."""
-    following = pages[bounds.next_row] if bounds.next_row >= 0 else None
-    runner = pages[bounds.runner_row] if bounds.runner_row >= 0 else None
-    return KeptList(
-        urls,
-        bounds.cut,
-        bounds.floor,
-        next_url=following,
-        next_partial=bounds.next_partial if following is not None else None,
-        runner_url=runner,
-        runner_cosine=bounds.runner_cosine if runner is not None else None,
-    )
 
 
 def kept_lists(
@@ -112,7 +74,7 @@ def kept_lists(
     changed: ChangedRows,
 ) -> dict[str, KeptList]:
     """The stored lists (``source_url, lexical_hits, lexical_cut, lexical_floor`` and, when
-    stored, ``lexical_cut_high``, ``lexical_next``, ``lexical_next_partial``,
+    stored, ``lexical_cut_high``, ``lexical_nexts``, ``lexical_next_partials``,
     ``lexical_runner``, ``lexical_runner_cosine``: unchanged sources searched with this
     crawl's salt) that no change can move, patched, or moved by one page leaving (see the
     module), by source, each with the range its cut now lies in and its next page and
@@ -137,10 +99,15 @@ def kept_lists(
         listed = [hits[i] for i in check.tolist()]
         args = (lookups[check], listed, row_of, v.raised[check])
         keep[check] = _members_above(index, champions, *args)
-    lists = _Lists(frame, hits, {r: u for u, r in row_of.items()} if v.moved else {})
-    lists.nexts = known_next(
-        lists.urls, lists.partials, row_of, champions.pages, v.out_top, entered
-    )
+    url_of = {r: u for u, r in row_of.items()} if v.moved or v.leaving else {}
+    lists = StoredLists(frame, hits, url_of)
+    moved = set(champions.pages.tolist())
+    lists.known = [
+        known_next(urls, sums, row_of, moved, top, bool(up))
+        for urls, sums, top, up in zip(
+            lists.next_urls, lists.next_sums, v.out_top.tolist(), entered, strict=True
+        )
+    ]
     lists.runners = known_runners(
         lists.runner_urls, lists.runner_cosines, row_of, champions.pages, entered, v.other_top
     )
@@ -155,100 +122,33 @@ def kept_lists(
         )  # fmt: skip
         if patch is not None:
             out[lists.source(m.source)] = lists.patched(m.source, *patch)
-    out |= _left_one(lists, v, rows, index, clear & ~keep)
+    out |= _left_some(lists, v, rows, index, clear & ~keep)
     return out
 
 
-def _left_one(
-    lists: _Lists, v: Verdicts, rows: sparse.csr_matrix, index: LexicalIndex, asked: np.ndarray
+def _left_some(
+    lists: StoredLists,
+    v: Verdicts,
+    rows: sparse.csr_matrix,
+    index: LexicalIndex,
+    asked: np.ndarray,
 ) -> dict[str, KeptList]:
-    """The lists of the ``asked`` sources moved only by one page leaving the pages ordered that
-    its next page or the page itself fills (:func:`~list_next.left_one`)."""
-    nexts = lists.nexts
-    leave = np.flatnonzero(asked & (v.leaving >= 0) & (nexts >= 0))
-    cosines = np.asarray(rows[leave].multiply(index.matrix[nexts[leave]]).sum(axis=1)).ravel()
-    out = {}
-    for i, cosine in zip(leave.tolist(), cosines.tolist(), strict=True):
-        took = left_one(lists.partials[i], v.leaving_partial[i], lists.floors[i], cosine)
-        if took is not None:
-            out[lists.source(i)] = lists.left(i, *took)
+    """The lists of the ``asked`` sources moved only by changed pages leaving the pages
+    ordered, whose places the next pages known or the pages themselves fill
+    (:func:`~list_next.left_some`)."""
+    sources = [i for i in v.leaving if asked[i]]
+    owner = [i for i in sources for _ in lists.known[i].rows]
+    pages = [r for i in sources for r in lists.known[i].rows]
+    cosines = np.asarray(rows[owner].multiply(index.matrix[pages]).sum(axis=1)).ravel()
+    out, at = {}, 0
+    for i in sources:
+        known = lists.known[i]
+        mine = cosines[at : at + len(known.rows)].tolist()
+        at += len(known.rows)
+        taken = left_some(known, v.leaving[i], mine, lists.floors[i])
+        if taken is not None:
+            out[lists.source(i)] = lists.left(i, taken)
     return out
-
-
-def stored_frame(stored: pl.DataFrame, row_of: Mapping[str, int]) -> pl.DataFrame:
-    """The stored lists a refresh may keep, every column of :func:`kept_lists` present (an
-    older database lacks the cut's high end and the next page) and ``high``: the cut's high
-    end (its low end when exact)."""
-    frame = stored.filter(
-        pl.col("lexical_hits").is_not_null()
-        & pl.col("lexical_floor").is_not_null()
-        & pl.col("source_url").is_in(list(row_of))
-    )
-    missing = {"lexical_cut_high": pl.Float64, "lexical_next": pl.String}
-    missing |= {"lexical_next_partial": pl.Float64, "lexical_runner": pl.String}
-    missing |= {"lexical_runner_cosine": pl.Float64}
-    frame = frame.with_columns(
-        pl.lit(None, dtype).alias(name)
-        for name, dtype in missing.items()
-        if name not in frame.columns
-    )
-    return frame.with_columns(high=pl.coalesce("lexical_cut_high", "lexical_cut"))
-
-
-class _Lists:
-    """The kept lists of a frame of stored ones, made as each rule keeps them."""
-
-    def __init__(self, frame: pl.DataFrame, hits: list[list[str]], url_of: dict[int, str]) -> None:
-        self.sources = frame["source_url"].to_list()
-        self.cuts = frame["lexical_cut"].to_list()
-        self.floors = frame["lexical_floor"].to_list()
-        self.highs = frame["lexical_cut_high"].to_list()
-        self.urls, self.partials = next_columns(frame)
-        self.runner_urls = frame["lexical_runner"].to_list()
-        self.runner_cosines = frame["lexical_runner_cosine"].fill_null(np.nan).to_numpy()
-        self.hits, self.url_of = hits, url_of
-        self.nexts = np.full(len(hits), -1)  # the next pages still known (see known_next)
-        self.runners = np.full(len(hits), -1)  # the runners-up still known (known_runners)
-
-    def source(self, i: int) -> str:
-        return str(self.sources[i])
-
-    def _next(self, i: int) -> tuple[str | None, float | None]:
-        """The source's next page and its sum where still known."""
-        if self.nexts[i] < 0:
-            return None, None
-        return self.urls[i], float(self.partials[i])
-
-    def runner(self, i: int) -> tuple[int, float] | None:
-        """The source's runner-up (its row) and cosine where still known."""
-        if self.runners[i] < 0:
-            return None
-        return int(self.runners[i]), float(self.runner_cosines[i])
-
-    def kept(self, i: int, raised: bool, high: float) -> KeptList:
-        """The list kept as it was, its cut's range raised to ``high`` when pages entered."""
-        url, partial = self._next(i)
-        runner = self.runner_urls[i] if self.runners[i] >= 0 else None
-        cosine = float(self.runner_cosines[i]) if runner is not None else None
-        same = not raised and url == self.urls[i] and runner == self.runner_urls[i]
-        top = high if raised else self.highs[i]
-        return KeptList(
-            tuple(self.hits[i]), self.cuts[i], self.floors[i], top, same, url, partial,
-            runner, cosine,
-        )  # fmt: skip
-
-    def patched(
-        self, i: int, urls: tuple[str, ...], floor: float, runner: tuple[int, float] | None
-    ) -> KeptList:
-        """The list patched to ``urls`` with its new ``floor`` and runner-up (row, cosine)."""
-        url, partial = self._next(i)
-        after = (self.url_of[runner[0]], runner[1]) if runner is not None else (None, None)
-        return KeptList(urls, self.cuts[i], floor, self.highs[i], False, url, partial, *after)
-
-    def left(self, i: int, cut: float, next_stays: bool) -> KeptList:
-        """The list kept while one page left the ones ordered: the cut now ``cut`` (exact)."""
-        url, partial = self._next(i) if next_stays else (None, None)
-        return KeptList(tuple(self.hits[i]), cut, self.floors[i], None, False, url, partial)
 
 
 def _members_above(
@@ -285,8 +185,9 @@ class Verdicts(NamedTuple):
     of the pages entering (``raised``: the cut's high end when none); the lists that moved
     only through pages ordered before and after (``moved``, see :mod:`list_patch`); the
     highest partial sum now of a page below the cut both times (``out_top``: -inf when none),
-    the one changed page leaving the pages ordered (``leaving``: -1 when not just one),
-    with its partial sum now (``leaving_partial``; see :mod:`list_next`), and the highest
+    the sources moved only by changed pages leaving the pages ordered with a cosine below
+    the floor (``leaving``: those pages' rows and partial sums now; see :mod:`list_next`),
+    and the highest
     cosine now of a changed page settled that the index may order now (``other_top``: -inf
     when none; see :func:`~list_patch.known_runners`)."""
 
@@ -294,8 +195,7 @@ class Verdicts(NamedTuple):
     raised: np.ndarray
     moved: list[Moved]
     out_top: np.ndarray
-    leaving: np.ndarray
-    leaving_partial: np.ndarray
+    leaving: dict[int, list[tuple[int, float]]]
     other_top: np.ndarray
 
 
@@ -311,7 +211,7 @@ def _unmoved(
     boundary page (see the module; :func:`sides`), a chunk of sources at a time."""
     n = rows.shape[0]
     none = np.full(n, -np.inf)
-    v = Verdicts(np.ones(n, bool), high.copy(), [], none, np.full(n, -1), np.zeros(n), none.copy())
+    v = Verdicts(np.ones(n, bool), high.copy(), [], none, {}, none.copy())
     pages, pages_changed = champions.old.shape[0], champions.changed
     step = max(1, PRODUCT_CELLS // max(pages, 1))
     for lo in range(0, n if pages else 0, step):
@@ -327,7 +227,7 @@ def _unmoved(
         for r in np.flatnonzero(quiet & (settled | at.inside).all(axis=1)).tolist():
             pages_at = np.flatnonzero(~settled[r])
             v.moved.append(Moved(lo + r, champions.pages[pages_at], at.cosine[r, pages_at]))
-        _one_leaving(v, lo, at, settled, quiet & np.isfinite(cut[part]), champions.changed)
+        _only_leaving(v, lo, at, settled, quiet & np.isfinite(cut[part]), champions)
     return v
 
 
@@ -356,17 +256,18 @@ def _settled_top(at: Sides, settled: np.ndarray, cut: np.ndarray, changed: int) 
     return top
 
 
-def _one_leaving(
-    v: Verdicts, lo: int, at: Sides, settled: np.ndarray, quiet: np.ndarray, changed: int
+def _only_leaving(
+    v: Verdicts, lo: int, at: Sides, settled: np.ndarray, quiet: np.ndarray, champions: ChampionRows
 ) -> None:
-    """Mark the sources of a chunk (from ``lo``) whose only unsettled page is one changed page
+    """Mark the sources of a chunk (from ``lo``) whose unsettled pages are all changed pages
     leaving the pages ordered with a cosine below the floor (``quiet``: no page entered)."""
     leaving = at.left & at.below
-    leaving[:, changed:] = False
-    one = quiet & ((~settled).sum(axis=1) == 1) & (leaving & ~settled).any(axis=1)
-    for r in np.flatnonzero(one).tolist():
-        page = int(np.flatnonzero(~settled[r])[0])
-        v.leaving[lo + r], v.leaving_partial[lo + r] = page, at.partial[r, page]
+    leaving[:, champions.changed :] = False
+    only = quiet & (~settled).any(axis=1) & (leaving | settled).all(axis=1)
+    for r in np.flatnonzero(only).tolist():
+        cols = np.flatnonzero(~settled[r])
+        pages = champions.pages[cols].tolist()
+        v.leaving[lo + r] = list(zip(pages, at.partial[r, cols].tolist(), strict=True))
 
 
 def aligned_rows(frame: pl.DataFrame, urls: Sequence[str], width: int) -> sparse.csr_matrix:

@@ -1,69 +1,111 @@
-"""The page just below a TF-IDF list's cut: kept known between crawls, taken in when one page
-leaves the pages the index orders.
+"""The pages just below a TF-IDF list's cut: kept known between crawls, taken in when pages
+leave the pages the index orders.
 
-A search stores, beside a source's list (:mod:`~linkpipe.lib.links.kept_lexical`), the page
-of highest partial sum below the index's cut and that sum (its *next* page; none when another
-sum is within a tie of it or of the cut). Every page outside the ones ordered has at most that
-sum. A refresh keeps knowing it while that stays true: the next page is no changed or boundary
-page (its sum did not move), no such page below the cut now reaches its sum, and no page
-entered the ones ordered (those pushed out would come above it). Otherwise the list is kept
-without a next page.
+A search stores, beside a source's list (:mod:`~linkpipe.lib.links.kept_lexical`), up to
+:data:`~linkpipe.lib.text.lexical_index.NEXT_PAGES` pages of highest partial sum below the index's cut, best first, with those
+sums (its *next* pages; they stop before a sum within a tie of the one after it, and there are
+none when another sum ties with the cut). Every other page outside the ones ordered has a sum
+below the last. A refresh keeps knowing the first of them (:func:`known_next`) while none of
+them is a changed or boundary page (its sum did not move), no such page below the cut now
+reaches the last of them, and no page entered the ones ordered (those pushed out would come
+above them).
 
-When the only page that moves a list is one changed page leaving the pages ordered (above the
-cut before, below it now) with a cosine below the floor, the last place goes to whichever of
-it and the next page has the higher partial sum now: the changed page (it stays, the cut is
-its sum, the next page stays next) or the next page (it comes in and must have a cosine below
-the floor for the list to stay; the cut is its sum, and the page after it is not known). Every
-other page below the cut has at most the next page's sum, so the list is the same.
+When the only pages that move a list are changed pages leaving the pages ordered (above the
+cut before, below it now) with a cosine below the floor, the places they free go to the pages
+of highest partial sum now among them and the next pages known (:func:`left_some`; a page
+without a partial sum now is not among them): the list is the same when each page taken in
+has a cosine below the floor, the pages taken are above every other (the pages below the
+known ones, the changed pages below the cut), no two of them tie, and a page of the pool is
+left below them (then the index still cuts: more pages have a partial sum than it orders).
+The cut is the lowest sum taken, and the pages not taken that are still above every other
+are the new next pages.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
-import polars as pl
 
 from linkpipe.lib.links.champion_lists import MARGIN
+from linkpipe.lib.text.lexical_index import NEXT_PAGES, TIE
 
 
-def next_columns(frame: pl.DataFrame) -> tuple[Sequence[str | None], np.ndarray]:
-    """The stored next pages' URLs and partial sums (NaN: none)."""
-    urls = frame["lexical_next"].to_list()
-    return urls, frame["lexical_next_partial"].fill_null(np.nan).to_numpy()
+class Known(NamedTuple):
+    """A source's next pages still known (rows in this crawl's matrix, sums) and the highest
+    partial sum any other page below the cut may have (``rest``; +inf: not known)."""
+
+    rows: list[int]
+    partials: list[float]
+    rest: float
 
 
 def known_next(
-    urls: Sequence[str | None],
-    partial: np.ndarray,
+    urls: Sequence[str] | None,
+    partials: Sequence[float] | None,
     row_of: Mapping[str, int],
-    moved_pages: np.ndarray,
-    out_top: np.ndarray,
-    raised: np.ndarray,
-) -> np.ndarray:
-    """Each source's next page's row in this crawl's matrix where it is still known (see the
-    module), -1 elsewhere (``urls``, ``partial``: the stored next pages, :func:`next_columns`;
+    moved_pages: set[int],
+    out_top: float,
+    raised: bool,
+) -> Known:
+    """A source's stored next pages (``urls``, ``partials``) still known (see the module;
     ``moved_pages``: the rows of the changed and boundary pages; ``out_top``: the highest
     partial sum now of a page below the cut both times; ``raised``: whether pages entered)."""
-    rows = np.array([row_of.get(u, -1) if u is not None else -1 for u in urls], np.int64)
-    stale = np.isin(rows, moved_pages) | ~(out_top < partial - MARGIN) | raised
-    return np.where(stale, -1, rows)
+    if raised or not urls or partials is None:
+        return Known([], [], np.inf)
+    rows = [row_of.get(u, -1) for u in urls]
+    known = 0
+    while known < len(rows) and rows[known] >= 0 and rows[known] not in moved_pages:
+        known += 1
+    while known and not partials[known - 1] > out_top + MARGIN:
+        known -= 1
+    below = partials[known] if known < len(partials) else partials[-1] - TIE
+    return Known(rows[:known], list(partials[:known]), max(out_top, below))
 
 
-def left_one(
-    next_partial: float, leaving_partial: float, floor: float, next_cosine: float
-) -> tuple[float, bool] | None:
-    """The new cut when the one page leaving a source's ordered pages (``leaving_partial``
-    now) gives way to its next page (``next_partial``, ``next_cosine`` with the source) or
-    keeps the last place, and whether the next page stays known; None when neither can be
-    told (a tie, the next page's cosine reaching the floor, or the leaving page without a
-    partial sum now)."""
-    if leaving_partial <= 0:
-        return None  # (a page without a partial sum now leaves fewer to cut, maybe none)
-    if leaving_partial > next_partial + MARGIN:
-        return leaving_partial, True
-    if leaving_partial >= next_partial - MARGIN:
-        return None
-    if next_cosine > 0 and next_cosine >= floor - MARGIN:
-        return None
-    return next_partial, False
+class Taken(NamedTuple):
+    """What pages leaving a list's ordered ones leave: the new cut and the next pages known
+    after it (rows, sums)."""
+
+    cut: float
+    rows: list[int]
+    partials: list[float]
+
+
+Entry = tuple[float, int, float, bool]  # a page of the pool: sum, row, cosine, a next page
+
+
+def left_some(
+    known: Known,
+    leaving: Sequence[tuple[int, float]],
+    cosines: Sequence[float],
+    floor: float,
+) -> Taken | None:
+    """The cut and next pages after the ``leaving`` pages (row, partial sum now) leave the
+    pages ordered (``known``: the next pages still known, ``cosines``: theirs with the source,
+    ``floor``: the list's); None when the pages taken in cannot be told or one would join the
+    list (see the module)."""
+    nexts = zip(known.rows, known.partials, cosines, strict=True)
+    pool: list[Entry] = [(p, r, 0.0, False) for r, p in leaving if p > 0]
+    pool = sorted(pool + [(p, r, c, True) for r, p, c in nexts], key=lambda e: -e[0])
+    m = len(leaving)
+    if len(pool) <= m or not _above_rest(pool[m - 1], known.rest):
+        return None  # (a page of the pool left below the cut: the index still cuts)
+    if any(a[0] - b[0] <= MARGIN for a, b in zip(pool[: m + 1], pool[1 : m + 1], strict=False)):
+        return None  # a tie among the pages taken or with the one after them
+    if any(e[3] and e[2] > 0 and e[2] >= floor - MARGIN for e in pool[:m]):
+        return None  # a next page taken in would join the list
+    after: list[Entry] = []
+    for n, entry in enumerate(pool[m : m + NEXT_PAGES], start=m):
+        following = pool[n + 1][0] if n + 1 < len(pool) else -np.inf
+        if not _above_rest(entry, known.rest) or entry[0] - following <= MARGIN:
+            break
+        after.append(entry)
+    return Taken(pool[m - 1][0], [e[1] for e in after], [e[0] for e in after])
+
+
+def _above_rest(entry: Entry, rest: float) -> bool:
+    """Whether a page of the pool is above every page outside it: a next page known is (see
+    :func:`known_next`); a leaving page when its sum now is above ``rest``."""
+    return entry[3] or entry[0] > rest + MARGIN

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from linkpipe.lib.links.anchors import SourceText
-from linkpipe.lib.links.kept_lexical import KeptList, searched_list
+from linkpipe.lib.links.kept_list import KeptList, searched_list
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.text.lexical_index import Bounds
 from linkpipe.lib.text.mentions import Mention

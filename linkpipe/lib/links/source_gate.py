@@ -58,7 +58,7 @@ from typing import NamedTuple
 from linkpipe.lib.links.anchors import SourceText
 from linkpipe.lib.links.gate_reads import GateRead, gate_digest, name_keys, named_by_keys
 from linkpipe.lib.links.kept_hits import Hits
-from linkpipe.lib.links.kept_lexical import KeptList
+from linkpipe.lib.links.kept_list import KeptList
 from linkpipe.lib.links.retrieval import (
     CandidateLimits,
     Retrieved,
@@ -95,8 +95,8 @@ class Computed(NamedTuple):
     lexical_cut: float | None
     lexical_floor: float | None
     lexical_cut_high: float | None
-    lexical_next: str | None
-    lexical_next_partial: float | None
+    lexical_nexts: list[str] | None
+    lexical_next_partials: list[float] | None
     lexical_runner: str | None
     lexical_runner_cosine: float | None
     text_digest: str  # the text (and code, settings) the name keys were looked up in
@@ -166,8 +166,8 @@ class SourceGate:
             found.cut,
             found.floor,
             found.cut_high,
-            found.next_url,
-            found.next_partial,
+            list(found.next_urls),
+            list(found.next_partials),
             found.runner_url,
             found.runner_cosine,
             read.text,

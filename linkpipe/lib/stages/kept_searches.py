@@ -12,7 +12,8 @@ import duckdb
 import polars as pl
 
 from linkpipe.lib.links.kept_hits import Hits, StoredHitUrls, kept_hits
-from linkpipe.lib.links.kept_lexical import KeptList, kept_lists
+from linkpipe.lib.links.kept_lexical import kept_lists
+from linkpipe.lib.links.kept_list import KeptList
 from linkpipe.lib.links.retrieval import CandidateLimits, search_depth
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.stages.candidate_previous import (

@@ -31,21 +31,22 @@ Neighbours = list[NDArray[np.int64]]
 class Bounds(NamedTuple):
     """What a query's neighbours hang on: the partial sum at the cut of the pages ordered by
     exact cosine (None when no page was cut), the cosine of the last neighbour when the query
-    found all it asked for (else 0), the page of highest partial sum below the cut with
-    that sum (row -1: none, or another within :data:`TIE` of it or of the cut), and the
+    found all it asked for (else 0), up to :data:`NEXT_PAGES` pages of highest partial sum
+    below the cut with those sums (:func:`next_pages`), and the
     *runner-up*: the page ordered of highest cosine after the neighbours, with that cosine
     (row -1: the list is not full, or no page is left, or its cosine is within :data:`TIE` of
     the floor or of the next cosine): see :mod:`~linkpipe.lib.links.kept_lexical`."""
 
     cut: float | None
     floor: float
-    next_row: int = -1
-    next_partial: float = 0.0
+    next_rows: tuple[int, ...] = ()
+    next_partials: tuple[float, ...] = ()
     runner_row: int = -1
     runner_cosine: float = 0.0
 
 
-TIE = 1e-9  # partial sums this close may come in either order (see Bounds.next_row)
+TIE = 1e-9  # partial sums this close may come in either order (see Bounds.next_rows)
+NEXT_PAGES = 4  # pages below the cut a query keeps (up to four changed pages leave a list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,9 +160,9 @@ class LexicalIndex:
         runner = int(cols[ranked[runner]]) if runner >= 0 else -1
         if cut is None:
             return found, Bounds(cut, floor, runner_row=runner, runner_cosine=runner_cosine)
-        row, below = next_below(places, scores, cut)
-        following = int(self.postings.rows[row]) if row >= 0 else -1
-        return found, Bounds(cut, floor, following, below, runner, runner_cosine)
+        below, sums = next_pages(places, scores, cut)
+        following = tuple(self.postings.rows[below].tolist())
+        return found, Bounds(cut, floor, following, tuple(sums), runner, runner_cosine)
 
 
 def runner_up(cosines: NDArray[np.float64], k: int) -> tuple[int, float]:
@@ -176,21 +177,26 @@ def runner_up(cosines: NDArray[np.float64], k: int) -> tuple[int, float]:
     return k, cosine
 
 
-def next_below(
-    places: NDArray[np.int32], scores: NDArray[np.float64], cut: float
-) -> tuple[int, float]:
-    """The place of highest score below ``cut`` and that score; (-1, 0) when there is none,
-    when another score is within :data:`TIE` of it, or when a score other than the cut's own
-    is (which of them is below the cut may hang on the order the index meets them)."""
-    near_cut = np.count_nonzero(np.abs(scores - cut) <= TIE)
-    below = scores < cut - TIE
-    if near_cut > 1 or not below.any():
-        return -1, 0.0
-    at = int(np.argmax(np.where(below, scores, -np.inf)))
-    best = float(scores[at])
-    if np.count_nonzero(np.abs(scores - best) <= TIE) > 1:
-        return -1, 0.0
-    return int(places[at]), best
+def next_pages(
+    places: NDArray[np.int32], scores: NDArray[np.float64], cut: float, count: int = NEXT_PAGES
+) -> tuple[list[int], list[float]]:
+    """Up to ``count`` places of highest score below ``cut``, best first, and their scores:
+    they stop before a score within :data:`TIE` of the one after it, and there are none when
+    a score other than the cut's own is within it of the cut (which of them is below the cut
+    may hang on the order the index meets them)."""
+    below = np.flatnonzero(scores < cut - TIE)
+    if np.count_nonzero(np.abs(scores - cut) <= TIE) > 1 or not len(below):
+        return [], []
+    if len(below) > count + 1:
+        below = below[np.argpartition(-scores[below], count)[: count + 1]]
+    below = below[np.argsort(-scores[below], kind="stable")]
+    values = scores[below].tolist()
+    taken = 0
+    while taken < min(count, len(values)):
+        if taken + 1 < len(values) and values[taken] - values[taken + 1] <= TIE:
+            break
+        taken += 1
+    return places[below[:taken]].tolist(), values[:taken]
 
 
 def best_of(places: NDArray[np.int32], scores: NDArray[np.float64], keep: int) -> NDArray[np.int32]:

@@ -12,13 +12,8 @@ from scipy import sparse
 
 from linkpipe.lib.links import kept_lexical, list_sides
 from linkpipe.lib.links.champion_lists import MARGIN, ChangedRows, champion_rows
-from linkpipe.lib.links.kept_lexical import (
-    KeptList,
-    aligned_rows,
-    kept_lists,
-    new_rows,
-    searched_list,
-)
+from linkpipe.lib.links.kept_lexical import aligned_rows, kept_lists, new_rows
+from linkpipe.lib.links.kept_list import KeptList, searched_list
 from linkpipe.lib.text.lexical_index import Bounds, IndexSettings, LexicalIndex, heaviest
 
 K = 6  # neighbours a query asks for
@@ -50,16 +45,16 @@ def _frame(stored: dict[str, KeptList]) -> pl.DataFrame:
             "lexical_cut": [k.cut for k in stored.values()],
             "lexical_floor": [k.floor for k in stored.values()],
             "lexical_cut_high": [k.cut_high for k in stored.values()],
-            "lexical_next": [k.next_url for k in stored.values()],
-            "lexical_next_partial": [k.next_partial for k in stored.values()],
+            "lexical_nexts": [list(k.next_urls) for k in stored.values()],
+            "lexical_next_partials": [list(k.next_partials) for k in stored.values()],
             "lexical_runner": [k.runner_url for k in stored.values()],
             "lexical_runner_cosine": [k.runner_cosine for k in stored.values()],
         },
         schema_overrides={
             "lexical_cut": pl.Float64,
             "lexical_cut_high": pl.Float64,
-            "lexical_next": pl.String,
-            "lexical_next_partial": pl.Float64,
+            "lexical_nexts": pl.List(pl.String),
+            "lexical_next_partials": pl.List(pl.Float64),
             "lexical_runner": pl.String,
             "lexical_runner_cosine": pl.Float64,
             "lexical_hits": pl.List(pl.String),
@@ -119,9 +114,9 @@ def _check_kept(kept: dict[str, KeptList], index: LexicalIndex, urls: list[str])
         else:
             high = found.cut if found.cut_high is None else found.cut_high
             assert found.cut - MARGIN <= b.cut <= high + MARGIN
-        if found.next_url is not None:  # a next page still known is the query's
-            assert found.next_url == urls[b.next_row]
-            assert abs(found.next_partial - b.next_partial) <= MARGIN
+        # the next pages still known are the query's first ones, with their sums
+        assert found.next_urls == tuple(urls[r] for r in b.next_rows[: len(found.next_urls)])
+        assert np.allclose(found.next_partials, b.next_partials[: len(found.next_urls)], 0, 1e-9)
         if found.runner_url is not None:  # so is a runner-up still known
             assert found.runner_url == urls[b.runner_row]
             assert found.runner_cosine == b.runner_cosine
@@ -321,3 +316,35 @@ def test_a_page_of_the_list_falling_below_the_floor_gives_its_place_to_the_runne
         queried = _lists(index, urls)[1]
         stored = {u: kept.get(u) or _searched(now[i], queried[i], urls) for i, u in enumerate(urls)}
         before = after
+
+
+def _one_next(stored: dict[str, KeptList]) -> dict[str, KeptList]:
+    """The lists with their first next page only (as one stored alone was)."""
+    return {
+        u: replace(k, next_urls=k.next_urls[:1], next_partials=k.next_partials[:1])
+        for u, k in stored.items()
+    }
+
+
+def test_pages_leaving_the_ordered_ones_give_their_places_to_the_next_pages_stored():
+    """Changed pages whose partial sums fall below the cut (their cosine below the floor)
+    free places that the pages just below the cut take: with the next pages a query stored,
+    lists several pages left are kept, and every list kept is what a query gives."""
+    more = 0
+    for seed in (2, 3, 4):
+        rng = np.random.default_rng(seed)
+        urls = [f"/p{i:03d}" for i in range(500)]
+        row_of = {u: i for i, u in enumerate(urls)}
+        before = _rows(rng, 500)
+        lists, bounds = _lists(LexicalIndex(before, SETTINGS), urls)
+        moved = sorted(rng.choice(500, 40, replace=False).tolist())
+        after = _edit(before, moved, seed + 1)
+        index = LexicalIndex(after, SETTINGS)
+        changed = ChangedRows(before[moved], after[moved], np.array(moved))
+        stored = _stored_except(lists, bounds, urls, moved)
+        kept = kept_lists(_frame(stored), index, row_of, changed)
+        _check_kept(kept, index, urls)
+        alone = kept_lists(_frame(_one_next(stored)), index, row_of, changed)
+        assert set(alone) <= set(kept)
+        more += len(set(kept) - set(alone))
+    assert more >= 5  # lists kept only for the next pages stored after the first

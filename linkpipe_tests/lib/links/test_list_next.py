@@ -1,53 +1,72 @@
-"""The page just below a TF-IDF list's cut: when it is still known, and who takes the last
-place the one leaving page frees."""
+"""The pages just below a TF-IDF list's cut: which a query stores, which stay known, and which
+take the places that pages leaving the ones ordered free."""
 
 from __future__ import annotations
 
 import numpy as np
-import polars as pl
-from scipy import sparse
 
-from linkpipe.lib.links.list_next import MARGIN, known_next, left_one, next_columns
+from linkpipe.lib.links.list_next import MARGIN, Known, Taken, known_next, left_some
+from linkpipe.lib.text.lexical_index import TIE, next_pages
 
-# the source (row 0) and three pages: row 1 shares its words, rows 2 and 3 share none
-MATRIX = sparse.csr_matrix(
-    np.array([[0.6, 0.8, 0.0], [0.6, 0.8, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]])
-)
+FLOOR = 0.5  # the list's floor in the leaving cases
 
 
-def _cos(page: int) -> float:
-    """The source's cosine with a page (rows are unit length)."""
-    return float((MATRIX[0] @ MATRIX[page].T).toarray()[0, 0])
+def test_a_query_stores_the_best_sums_below_the_cut_and_stops_at_a_tie() -> None:
+    places = np.array([10, 11, 12, 13, 14, 15, 16], np.int32)
+    scores = np.array([0.9, 0.5, 0.45, 0.3, 0.2, 0.1, 0.05])
+    assert next_pages(places, scores, 0.5) == ([12, 13, 14, 15], [0.45, 0.3, 0.2, 0.1])
+    assert next_pages(places, scores, 0.5, count=2) == ([12, 13], [0.45, 0.3])
+    tied = np.array([0.9, 0.5, 0.45, 0.3, 0.3 + TIE / 2, 0.1, 0.05])
+    assert next_pages(places, tied, 0.5) == ([12], [0.45])  # the two at 0.3 in either order
+    at_cut = np.array([0.9, 0.5, 0.5 + TIE / 2, 0.3, 0.2, 0.1, 0.05])
+    assert next_pages(places, at_cut, 0.5) == ([], [])  # which of them is cut is not known
+    assert next_pages(places, scores, 0.05) == ([], [])  # nothing below the cut
 
 
-def test_the_leaving_page_keeps_the_last_place_when_its_sum_is_still_above_the_next() -> None:
-    assert left_one(0.30, 0.31, 0.9, _cos(2)) == (0.31, True)
+ROW_OF = {"/a": 1, "/b": 2, "/c": 3, "/d": 4}
 
 
-def test_the_next_page_takes_the_last_place_when_its_cosine_is_below_the_floor() -> None:
-    assert left_one(0.30, 0.10, 0.9, _cos(2)) == (0.30, False)
+def test_next_pages_stay_known_until_a_moved_one_or_one_a_changed_page_reaches() -> None:
+    urls, sums = ["/a", "/b", "/c"], [0.4, 0.3, 0.2]
+    assert known_next(urls, sums, ROW_OF, set(), 0.1, False) == Known([1, 2, 3], sums, 0.2 - TIE)
+    # a changed page below the cut now at 0.25: the last one may be passed
+    assert known_next(urls, sums, ROW_OF, set(), 0.25, False) == Known([1, 2], [0.4, 0.3], 0.25)
+    # the second moved (a changed or boundary page): the first alone, the rest below 0.3
+    assert known_next(urls, sums, ROW_OF, {2}, 0.1, False) == Known([1], [0.4], 0.3)
+    assert known_next(["/gone", "/b"], [0.4, 0.3], ROW_OF, set(), 0.1, False).rows == []
+    assert known_next(urls, sums, ROW_OF, set(), 0.1, True) == Known([], [], np.inf)  # entered
+    assert known_next(None, None, ROW_OF, set(), 0.1, False) == Known([], [], np.inf)
 
 
-def test_no_verdict_when_the_next_page_would_join_the_list_or_the_sums_tie() -> None:
-    assert left_one(0.30, 0.10, 0.9, _cos(1)) is None  # cosine 1.0 >= floor
-    assert left_one(0.30, 0.10, 0.0, _cos(1)) is None  # a short list: any overlap joins it
-    assert left_one(0.30, 0.10, 0.0, _cos(2)) == (0.30, False)  # ... none does not
-    assert left_one(0.30, 0.30 + MARGIN / 2, 0.9, _cos(2)) is None  # a tie
-    assert left_one(0.30, 0.0, 0.9, _cos(2)) is None  # no partial sum left
+KNOWN = Known([1, 2, 3], [0.4, 0.3, 0.2], 0.2 - TIE)  # every other page below the cut < 0.2
 
 
-def test_a_next_page_stays_known_only_while_nothing_can_pass_it() -> None:
-    frame = pl.DataFrame(
-        {
-            "lexical_next": ["/b", "/b", "/b", "/b", None, "/gone"],
-            "lexical_next_partial": [0.3, 0.3, 0.3, 0.3, None, 0.3],
-        }
-    )
-    row_of = {"/a": 0, "/b": 1, "/c": 2}
-    out_top = np.array([0.1, 0.3, 0.1, 0.1, 0.1, 0.1])
-    raised = np.array([False, False, True, False, False, False])
-    moved = np.array([2])  # a changed page other than the next one
-    got = known_next(*next_columns(frame), row_of, moved, out_top, raised)
-    assert got.tolist() == [1, -1, -1, 1, -1, -1]  # reached by an out page, pages entered
-    stored = next_columns(frame)
-    assert known_next(*stored, row_of, np.array([1]), out_top, raised).tolist() == [-1] * 6
+def test_a_leaving_page_still_above_the_next_ones_keeps_its_place() -> None:
+    got = left_some(KNOWN, [(9, 0.45)], [0.1, 0.1, 0.1], FLOOR)
+    assert got == Taken(0.45, [1, 2, 3], [0.4, 0.3, 0.2])
+
+
+def test_next_pages_below_the_floor_take_the_places_pages_leaving_free() -> None:
+    got = left_some(KNOWN, [(8, 0.25), (9, 0.01)], [0.1, 0.2, 0.1], FLOOR)
+    assert got == Taken(0.3, [8, 3], [0.25, 0.2])  # a leaving page stays known below the cut
+    got = left_some(KNOWN, [(8, 0.35), (9, 0.32), (7, 0.05)], [0.1, 0.2, 0.1], FLOOR)
+    assert got == Taken(0.32, [2, 3], [0.3, 0.2])
+    unknown_rest = Known([1], [0.4], 0.3)  # the second stored page moved
+    assert left_some(unknown_rest, [(8, 0.35)], [0.1], FLOOR) == Taken(0.4, [8], [0.35])
+    assert left_some(unknown_rest, [(8, 0.25)], [0.1], FLOOR) == Taken(0.4, [], [])
+
+
+def test_no_verdict_when_a_page_taken_would_join_the_list_ties_or_cannot_be_told() -> None:
+    assert left_some(KNOWN, [(9, 0.01)], [0.6, 0.1, 0.1], FLOOR) is None  # cosine >= floor
+    assert left_some(KNOWN, [(9, 0.01)], [0.3, 0.1, 0.1], 0.0) is None  # a short list
+    assert left_some(KNOWN, [(9, 0.4 + MARGIN / 2)], [0.1] * 3, FLOOR) is None  # a tie
+    # a page without a partial sum now takes no place: the next page does
+    assert left_some(KNOWN, [(9, 0.0)], [0.1] * 3, FLOOR) == Taken(0.4, [2, 3], [0.3, 0.2])
+    two_leaving = [(8, 0.01), (9, 0.02)]
+    assert left_some(Known([1], [0.4], 0.3), two_leaving, [0.1], FLOOR) is None  # one known
+    assert left_some(Known([], [], np.inf), [(9, 0.45)], [], FLOOR) is None  # none stored
+    # a leaving page above every other keeps its place while a page of the pool is left ...
+    assert left_some(Known([2], [0.3], 0.1), [(9, 0.45)], [0.2], FLOOR) == Taken(0.45, [2], [0.3])
+    # ... else it may be the last page with a partial sum: the index would cut nothing
+    assert left_some(Known([], [], 0.3), [(9, 0.45)], [], FLOOR) is None
+    assert left_some(Known([1], [0.4], 0.3), [(8, 0.0)], [0.1], FLOOR) is None

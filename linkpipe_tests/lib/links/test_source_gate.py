@@ -14,7 +14,7 @@ from linkpipe.lib.links.gate_reads import (
     names_read,
     read_depth,
 )
-from linkpipe.lib.links.kept_lexical import KeptList
+from linkpipe.lib.links.kept_list import KeptList
 from linkpipe.lib.links.retrieval import (
     CandidateLimits,
     gather,
