@@ -35,9 +35,10 @@ low end what must stay below and with its high end what must stay above. A list 
 again has an exact cut. A list that moved only through changed pages ordered both times
 (their cosine at or above the floor) is patched rather than searched
 (:mod:`~linkpipe.lib.links.list_patch`: with the *runner-up* stored with the list, the page
-ordered of highest cosine after it, while no change can pass it), and one moved only by one changed page leaving the
-pages ordered gives its last place to the page just below the cut, stored with the list
-(:mod:`~linkpipe.lib.links.list_next`). No source looking up a term whose list's
+ordered of highest cosine after it, while no change can pass it), and one moved by changed
+pages leaving the pages ordered below the floor (perhaps with changed pages ordered both
+times) gives the places they free to the pages stored just below the cut, and is patched
+with them (:mod:`~linkpipe.lib.links.list_next`). No source looking up a term whose list's
 membership cannot be told (two weights tie at its lowest) is kept. Ties at the cut and
 among cosines are resolved in page order, which unchanged pages keep. Comparisons allow
 :data:`MARGIN` (the sums here are not added up in the index's order). Tested against
@@ -122,7 +123,7 @@ def kept_lists(
         )  # fmt: skip
         if patch is not None:
             out[lists.source(m.source)] = lists.patched(m.source, *patch)
-    out |= _left_some(lists, v, rows, index, clear & ~keep)
+    out |= _left_some(lists, v, rows, index, row_of, clear & ~keep)
     return out
 
 
@@ -131,11 +132,13 @@ def _left_some(
     v: Verdicts,
     rows: sparse.csr_matrix,
     index: LexicalIndex,
+    row_of: Mapping[str, int],
     asked: np.ndarray,
 ) -> dict[str, KeptList]:
-    """The lists of the ``asked`` sources moved only by changed pages leaving the pages
-    ordered, whose places the next pages known or the pages themselves fill
-    (:func:`~list_next.left_some`)."""
+    """The lists of the ``asked`` sources moved by changed pages leaving the pages ordered
+    (and perhaps by changed pages ordered both times), whose places the next pages known or
+    the pages themselves fill (:func:`~list_next.left_some`), patched with the pages taken in
+    (:func:`~list_patch.patched_list`)."""
     sources = [i for i in v.leaving if asked[i]]
     owner = [i for i in sources for _ in lists.known[i].rows]
     pages = [r for i in sources for r in lists.known[i].rows]
@@ -145,9 +148,17 @@ def _left_some(
         known = lists.known[i]
         mine = cosines[at : at + len(known.rows)].tolist()
         at += len(known.rows)
-        taken = left_some(known, v.leaving[i], mine, lists.floors[i])
-        if taken is not None:
-            out[lists.source(i)] = lists.left(i, taken)
+        leaving, moved = v.leaving[i]
+        taken = left_some(known, leaving, mine)
+        if taken is None:
+            continue
+        extra = np.array([r for r, _ in taken.took], np.int64)
+        took = np.array([c for _, c in taken.took])
+        both = Moved(i, np.concatenate([moved.pages, extra]), np.concatenate([moved.cosines, took]))
+        args = (index.matrix, row_of, lists.url_of, lists.runner(i))
+        patch = patched_list(rows[i], lists.hits[i], lists.floors[i], both, *args)
+        if patch is not None:
+            out[lists.source(i)] = lists.left(i, taken, *patch)
     return out
 
 
@@ -195,7 +206,7 @@ class Verdicts(NamedTuple):
     raised: np.ndarray
     moved: list[Moved]
     out_top: np.ndarray
-    leaving: dict[int, list[tuple[int, float]]]
+    leaving: dict[int, tuple[list[tuple[int, float, float]], Moved]]
     other_top: np.ndarray
 
 
@@ -224,11 +235,28 @@ def _unmoved(
         v.out_top[part] = np.where(at.out, at.partial, -np.inf).max(axis=1)
         v.other_top[part] = _settled_top(at, settled, cut[part], pages_changed)
         quiet = ~v.keep[part] & ~at.entered.any(axis=1)
-        for r in np.flatnonzero(quiet & (settled | at.inside).all(axis=1)).tolist():
-            pages_at = np.flatnonzero(~settled[r])
-            v.moved.append(Moved(lo + r, champions.pages[pages_at], at.cosine[r, pages_at]))
-        _only_leaving(v, lo, at, settled, quiet & np.isfinite(cut[part]), champions)
+        leaving = at.left & at.below
+        leaving[:, pages_changed:] = False
+        leaving &= np.isfinite(cut[part])[:, None]
+        for r in np.flatnonzero(quiet & (settled | at.inside | leaving).all(axis=1)).tolist():
+            _moved_or_leaving(v, lo + r, at, r, ~settled[r] & ~leaving[r], leaving[r], champions)
     return v
+
+
+def _moved_or_leaving(
+    v: Verdicts, i: int, at: Sides, r: int, inside: np.ndarray, left: np.ndarray, c: ChampionRows
+) -> None:
+    """Record source ``i`` (row ``r`` of a chunk's sides) moved only by changed or boundary
+    pages ordered both times (``inside``, see :mod:`list_patch`) and changed pages leaving the
+    pages ordered with a cosine below the floor (``left``, see :mod:`list_next`)."""
+    cols = np.flatnonzero(inside)
+    moved = Moved(i, c.pages[cols], at.cosine[r, cols])
+    if not left.any():
+        v.moved.append(moved)
+        return
+    cols = np.flatnonzero(left)
+    pages, sums, cosines = c.pages[cols].tolist(), at.partial[r, cols].tolist(), at.cosine[r, cols]
+    v.leaving[i] = (list(zip(pages, sums, cosines.tolist(), strict=True)), moved)
 
 
 def _replaced(at: Sides, changed: int) -> np.ndarray:
@@ -254,20 +282,6 @@ def _settled_top(at: Sides, settled: np.ndarray, cut: np.ndarray, changed: int) 
     mine[:, changed:] = False
     top: np.ndarray = np.where(mine, at.cosine, -np.inf).max(axis=1)
     return top
-
-
-def _only_leaving(
-    v: Verdicts, lo: int, at: Sides, settled: np.ndarray, quiet: np.ndarray, champions: ChampionRows
-) -> None:
-    """Mark the sources of a chunk (from ``lo``) whose unsettled pages are all changed pages
-    leaving the pages ordered with a cosine below the floor (``quiet``: no page entered)."""
-    leaving = at.left & at.below
-    leaving[:, champions.changed :] = False
-    only = quiet & (~settled).any(axis=1) & (leaving | settled).all(axis=1)
-    for r in np.flatnonzero(only).tolist():
-        cols = np.flatnonzero(~settled[r])
-        pages = champions.pages[cols].tolist()
-        v.leaving[lo + r] = list(zip(pages, at.partial[r, cols].tolist(), strict=True))
 
 
 def aligned_rows(frame: pl.DataFrame, urls: Sequence[str], width: int) -> sparse.csr_matrix:

@@ -136,9 +136,18 @@ class StoredLists:
         after = (self.url_of[runner[0]], runner[1]) if runner is not None else (None, None)
         return KeptList(urls, self.cuts[i], floor, self.highs[i], False, *self._next(i), *after)
 
-    def left(self, i: int, taken: Taken) -> KeptList:
-        """The list kept while pages left the ones ordered (:func:`~list_next.left_some`): the
-        cut now exact, the next pages those known after it."""
-        urls = tuple(self.url_of[r] for r in taken.rows)
-        hits = tuple(self.hits[i])
-        return KeptList(hits, taken.cut, self.floors[i], None, False, urls, tuple(taken.partials))
+    def left(
+        self,
+        i: int,
+        taken: Taken,
+        urls: tuple[str, ...],
+        floor: float,
+        runner: tuple[int, float] | None,
+    ) -> KeptList:
+        """The list while pages left the ones ordered (:func:`~list_next.left_some`): the cut
+        now exact, the next pages those known after it, patched to ``urls`` with ``floor``
+        and ``runner`` (row, cosine)."""
+        nexts = tuple(self.url_of[r] for r in taken.rows)
+        after = (self.url_of[runner[0]], runner[1]) if runner is not None else (None, None)
+        partials = tuple(taken.partials)
+        return KeptList(urls, taken.cut, floor, None, False, nexts, partials, *after)

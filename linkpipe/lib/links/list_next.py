@@ -10,15 +10,16 @@ them is a changed or boundary page (its sum did not move), no such page below th
 reaches the last of them, and no page entered the ones ordered (those pushed out would come
 above them).
 
-When the only pages that move a list are changed pages leaving the pages ordered (above the
-cut before, below it now) with a cosine below the floor, the places they free go to the pages
-of highest partial sum now among them and the next pages known (:func:`left_some`; a page
-without a partial sum now is not among them): the list is the same when each page taken in
-has a cosine below the floor, the pages taken are above every other (the pages below the
-known ones, the changed pages below the cut), no two of them tie, and a page of the pool is
-left below them (then the index still cuts: more pages have a partial sum than it orders).
-The cut is the lowest sum taken, and the pages not taken that are still above every other
-are the new next pages.
+When the pages that move a list are changed pages leaving the pages ordered (above the cut
+before, below it now) with a cosine below the floor, and perhaps changed pages ordered both
+times, the places the leaving ones free go to the pages of highest partial sum now among
+them and the next pages known (:func:`left_some`; a page without a partial sum now is not
+among them), when those are above every other (the pages below the known ones, the changed
+pages below the cut), no two of them tie, and a page of the pool is left below them (then
+the index still cuts: more pages have a partial sum than it orders). The cut is the lowest
+sum taken, the pages not taken that are still above every other are the new next pages, and
+the list is patched with the pages taken in and the changed pages ordered both times
+(:func:`~linkpipe.lib.links.list_patch.patched_list`).
 """
 
 from __future__ import annotations
@@ -65,44 +66,41 @@ def known_next(
 
 
 class Taken(NamedTuple):
-    """What pages leaving a list's ordered ones leave: the new cut and the next pages known
-    after it (rows, sums)."""
+    """What pages leaving a list's ordered ones leave: the new cut, the next pages known after
+    it (rows, sums) and the pages that took the places they freed (rows, cosines)."""
 
     cut: float
     rows: list[int]
     partials: list[float]
+    took: list[tuple[int, float]]
 
 
 Entry = tuple[float, int, float, bool]  # a page of the pool: sum, row, cosine, a next page
 
 
 def left_some(
-    known: Known,
-    leaving: Sequence[tuple[int, float]],
-    cosines: Sequence[float],
-    floor: float,
+    known: Known, leaving: Sequence[tuple[int, float, float]], cosines: Sequence[float]
 ) -> Taken | None:
-    """The cut and next pages after the ``leaving`` pages (row, partial sum now) leave the
-    pages ordered (``known``: the next pages still known, ``cosines``: theirs with the source,
-    ``floor``: the list's); None when the pages taken in cannot be told or one would join the
-    list (see the module)."""
+    """The cut, the next pages and the pages taken in after the ``leaving`` pages (row,
+    partial sum now, cosine now) leave the pages ordered (``known``: the next pages still
+    known, ``cosines``: theirs with the source); None when the pages taken cannot be told
+    (see the module; whether the list stays is :func:`~list_patch.patched_list`'s to say)."""
     nexts = zip(known.rows, known.partials, cosines, strict=True)
-    pool: list[Entry] = [(p, r, 0.0, False) for r, p in leaving if p > 0]
+    pool: list[Entry] = [(p, r, c, False) for r, p, c in leaving if p > 0]
     pool = sorted(pool + [(p, r, c, True) for r, p, c in nexts], key=lambda e: -e[0])
     m = len(leaving)
     if len(pool) <= m or not _above_rest(pool[m - 1], known.rest):
         return None  # (a page of the pool left below the cut: the index still cuts)
     if any(a[0] - b[0] <= MARGIN for a, b in zip(pool[: m + 1], pool[1 : m + 1], strict=False)):
         return None  # a tie among the pages taken or with the one after them
-    if any(e[3] and e[2] > 0 and e[2] >= floor - MARGIN for e in pool[:m]):
-        return None  # a next page taken in would join the list
     after: list[Entry] = []
     for n, entry in enumerate(pool[m : m + NEXT_PAGES], start=m):
         following = pool[n + 1][0] if n + 1 < len(pool) else -np.inf
         if not _above_rest(entry, known.rest) or entry[0] - following <= MARGIN:
             break
         after.append(entry)
-    return Taken(pool[m - 1][0], [e[1] for e in after], [e[0] for e in after])
+    took = [(e[1], e[2]) for e in pool[:m]]
+    return Taken(pool[m - 1][0], [e[1] for e in after], [e[0] for e in after], took)
 
 
 def _above_rest(entry: Entry, rest: float) -> bool:

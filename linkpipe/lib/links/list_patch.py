@@ -80,6 +80,8 @@ def patched_list(
     if unchanged:
         sims = (row @ matrix[unchanged].T).toarray()[0]
         cosine |= dict(zip(unchanged, sims.tolist(), strict=True))
+    if runner is not None and extra and abs(cosine[extra[0]] - runner[1]) > MARGIN:
+        del cosine[extra.pop()]  # not the page the search stored (its row changed): not known
     ranked = sorted((p for p in cosine if p >= 0), key=lambda p: (-cosine[p], p))
     ranked = [p for p in ranked if cosine[p] > 0]  # weights are positive: no overlap is 0
     k = len(listed)

@@ -143,10 +143,11 @@ def test_a_list_no_changed_row_can_move_is_what_the_index_finds_again(monkeypatc
     assert champions.new[: len(moved)].nnz < changed.new.nnz  # ... and are left out of lists
     stored = _stored_except(lists, bounds, urls, moved)
     row_of = {u: i for i, u in enumerate(urls)}
-    kept = kept_lists(_frame(stored), new_index, row_of, changed)
+    rows_now = {u: i for u, i in row_of.items() if i != 300}  # the crawl's: the page went
+    kept = kept_lists(_frame(stored), new_index, rows_now, changed)
 
     monkeypatch.setattr(kept_lexical, "PRODUCT_CELLS", 16)  # a few sources at a time
-    assert kept_lists(_frame(stored), new_index, row_of, changed) == kept
+    assert kept_lists(_frame(stored), new_index, rows_now, changed) == kept
 
     now = _check_kept(kept, new_index, urls)
     assert 0.2 * len(stored) < len(kept) < len(stored)  # many kept, not all
@@ -348,3 +349,28 @@ def test_pages_leaving_the_ordered_ones_give_their_places_to_the_next_pages_stor
         assert set(alone) <= set(kept)
         more += len(set(kept) - set(alone))
     assert more >= 5  # lists kept only for the next pages stored after the first
+
+
+def test_pages_leaving_while_pages_of_the_list_move_are_patched_to_what_a_query_finds():
+    """Small edits (a paragraph each) move some changed pages out of the pages ordered and
+    change the cosines of others in the list: the places freed go to the next pages and the
+    list is patched with them; every list kept is what a query gives."""
+    patched = 0
+    for seed in (2, 3, 4):
+        rng = np.random.default_rng(seed)
+        urls = [f"/p{i:03d}" for i in range(500)]
+        row_of = {u: i for i, u in enumerate(urls)}
+        before = _rows(rng, 500)
+        lists, bounds = _lists(LexicalIndex(before, SETTINGS), urls)
+        moved = sorted(rng.choice(500, 60, replace=False).tolist())
+        after = _touched(before, moved, seed + 1)
+        index = LexicalIndex(after, SETTINGS)
+        changed = ChangedRows(before[moved], after[moved], np.array(moved))
+        stored = _stored_except(lists, bounds, urls, moved)
+        kept = kept_lists(_frame(stored), index, row_of, changed)
+        _check_kept(kept, index, urls)
+        patched += sum(  # the cut taken down to the next pages, the list or floor moved
+            k.cut != stored[u].cut and (k.urls, k.floor) != (stored[u].urls, stored[u].floor)
+            for u, k in kept.items()
+        )
+    assert patched >= 10

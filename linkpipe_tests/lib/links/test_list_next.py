@@ -8,8 +8,6 @@ import numpy as np
 from linkpipe.lib.links.list_next import MARGIN, Known, Taken, known_next, left_some
 from linkpipe.lib.text.lexical_index import TIE, next_pages
 
-FLOOR = 0.5  # the list's floor in the leaving cases
-
 
 def test_a_query_stores_the_best_sums_below_the_cut_and_stops_at_a_tie() -> None:
     places = np.array([10, 11, 12, 13, 14, 15, 16], np.int32)
@@ -39,34 +37,38 @@ def test_next_pages_stay_known_until_a_moved_one_or_one_a_changed_page_reaches()
 
 
 KNOWN = Known([1, 2, 3], [0.4, 0.3, 0.2], 0.2 - TIE)  # every other page below the cut < 0.2
+COSINES = [0.1, 0.2, 0.15]  # the next pages' cosines with the source
 
 
 def test_a_leaving_page_still_above_the_next_ones_keeps_its_place() -> None:
-    got = left_some(KNOWN, [(9, 0.45)], [0.1, 0.1, 0.1], FLOOR)
-    assert got == Taken(0.45, [1, 2, 3], [0.4, 0.3, 0.2])
+    got = left_some(KNOWN, [(9, 0.45, 0.3)], COSINES)
+    assert got == Taken(0.45, [1, 2, 3], [0.4, 0.3, 0.2], [(9, 0.3)])
 
 
-def test_next_pages_below_the_floor_take_the_places_pages_leaving_free() -> None:
-    got = left_some(KNOWN, [(8, 0.25), (9, 0.01)], [0.1, 0.2, 0.1], FLOOR)
-    assert got == Taken(0.3, [8, 3], [0.25, 0.2])  # a leaving page stays known below the cut
-    got = left_some(KNOWN, [(8, 0.35), (9, 0.32), (7, 0.05)], [0.1, 0.2, 0.1], FLOOR)
-    assert got == Taken(0.32, [2, 3], [0.3, 0.2])
+def test_the_next_pages_take_the_places_pages_leaving_free() -> None:
+    got = left_some(KNOWN, [(8, 0.25, 0.3), (9, 0.01, 0.3)], COSINES)
+    assert got == Taken(0.3, [8, 3], [0.25, 0.2], [(1, 0.1), (2, 0.2)])  # 8 is known next
+    three = [(8, 0.35, 0.3), (9, 0.32, 0.3), (7, 0.05, 0.3)]
+    assert left_some(KNOWN, three, COSINES) == Taken(
+        0.32, [2, 3], [0.3, 0.2], [(1, 0.1), (8, 0.3), (9, 0.3)]
+    )
     unknown_rest = Known([1], [0.4], 0.3)  # the second stored page moved
-    assert left_some(unknown_rest, [(8, 0.35)], [0.1], FLOOR) == Taken(0.4, [8], [0.35])
-    assert left_some(unknown_rest, [(8, 0.25)], [0.1], FLOOR) == Taken(0.4, [], [])
-
-
-def test_no_verdict_when_a_page_taken_would_join_the_list_ties_or_cannot_be_told() -> None:
-    assert left_some(KNOWN, [(9, 0.01)], [0.6, 0.1, 0.1], FLOOR) is None  # cosine >= floor
-    assert left_some(KNOWN, [(9, 0.01)], [0.3, 0.1, 0.1], 0.0) is None  # a short list
-    assert left_some(KNOWN, [(9, 0.4 + MARGIN / 2)], [0.1] * 3, FLOOR) is None  # a tie
+    got = left_some(unknown_rest, [(8, 0.35, 0.3)], [0.1])
+    assert got == Taken(0.4, [8], [0.35], [(1, 0.1)])
+    assert left_some(unknown_rest, [(8, 0.25, 0.3)], [0.1]) == Taken(0.4, [], [], [(1, 0.1)])
     # a page without a partial sum now takes no place: the next page does
-    assert left_some(KNOWN, [(9, 0.0)], [0.1] * 3, FLOOR) == Taken(0.4, [2, 3], [0.3, 0.2])
-    two_leaving = [(8, 0.01), (9, 0.02)]
-    assert left_some(Known([1], [0.4], 0.3), two_leaving, [0.1], FLOOR) is None  # one known
-    assert left_some(Known([], [], np.inf), [(9, 0.45)], [], FLOOR) is None  # none stored
+    got = left_some(KNOWN, [(9, 0.0, 0.3)], COSINES)
+    assert got == Taken(0.4, [2, 3], [0.3, 0.2], [(1, 0.1)])
+
+
+def test_no_verdict_when_the_pages_taken_tie_or_cannot_be_told() -> None:
+    assert left_some(KNOWN, [(9, 0.4 + MARGIN / 2, 0.3)], COSINES) is None  # a tie
+    two_leaving = [(8, 0.01, 0.3), (9, 0.02, 0.3)]
+    assert left_some(Known([1], [0.4], 0.3), two_leaving, [0.1]) is None  # one known
+    assert left_some(Known([], [], np.inf), [(9, 0.45, 0.3)], []) is None  # none stored
     # a leaving page above every other keeps its place while a page of the pool is left ...
-    assert left_some(Known([2], [0.3], 0.1), [(9, 0.45)], [0.2], FLOOR) == Taken(0.45, [2], [0.3])
+    got = left_some(Known([2], [0.3], 0.1), [(9, 0.45, 0.3)], [0.2])
+    assert got == Taken(0.45, [2], [0.3], [(9, 0.3)])
     # ... else it may be the last page with a partial sum: the index would cut nothing
-    assert left_some(Known([], [], 0.3), [(9, 0.45)], [], FLOOR) is None
-    assert left_some(Known([1], [0.4], 0.3), [(8, 0.0)], [0.1], FLOOR) is None
+    assert left_some(Known([], [], 0.3), [(9, 0.45, 0.3)], []) is None
+    assert left_some(Known([1], [0.4], 0.3), [(8, 0.0, 0.3)], [0.1]) is None
