@@ -4,6 +4,7 @@ kept with them; the others are queried."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -227,22 +228,33 @@ def _replacing(
     return {u for u, g in zip(frame["source_url"].to_list(), gone, strict=True) if g}
 
 
+Edit = Callable[[sparse.csr_matrix, list[int], int], sparse.csr_matrix]
+
+
+def _refreshed(
+    seed: int, count: int, edit: Edit
+) -> tuple[list[str], dict[str, int], LexicalIndex, ChangedRows, dict[str, KeptList]]:
+    """A site of 500 pages searched, then ``count`` of them edited by ``edit``: the URLs, their
+    rows, the new index, the changed rows and the lists the search stored for the others."""
+    rng = np.random.default_rng(seed)
+    urls = [f"/p{i:03d}" for i in range(500)]
+    row_of = {u: i for i, u in enumerate(urls)}
+    before = _rows(rng, 500)
+    lists, bounds = _lists(LexicalIndex(before, SETTINGS), urls)
+    moved = sorted(rng.choice(500, count, replace=False).tolist())
+    after = edit(before, moved, seed + 1)
+    changed = ChangedRows(before[moved], after[moved], np.array(moved))
+    stored = _stored_except(lists, bounds, urls, moved)
+    return urls, row_of, LexicalIndex(after, SETTINGS), changed, stored
+
+
 def test_pages_leaving_the_ordered_ones_for_pages_entering_keep_the_list_a_query_finds():
     """Changed pages whose partial sums fall below the cut while as many others rise above it
     (each with a cosine below the floor) leave the list as it was: such lists are kept, and
     every list kept is what a query gives, its cut in the range kept with it."""
     replaced: set[str] = set()
     for seed in (2, 3, 4):
-        rng = np.random.default_rng(seed)
-        urls = [f"/p{i:03d}" for i in range(500)]
-        row_of = {u: i for i, u in enumerate(urls)}
-        before = _rows(rng, 500)
-        lists, bounds = _lists(LexicalIndex(before, SETTINGS), urls)
-        moved = sorted(rng.choice(500, 25, replace=False).tolist())
-        after = _edit(before, moved, seed + 1)
-        index = LexicalIndex(after, SETTINGS)
-        changed = ChangedRows(before[moved], after[moved], np.array(moved))
-        stored = _stored_except(lists, bounds, urls, moved)
+        urls, row_of, index, changed, stored = _refreshed(seed, 25, _edit)
         kept = kept_lists(_frame(stored), index, row_of, changed)
         _check_kept(kept, index, urls)
         replacing = _replacing(stored, index, row_of, changed)
@@ -333,16 +345,7 @@ def test_pages_leaving_the_ordered_ones_give_their_places_to_the_next_pages_stor
     lists several pages left are kept, and every list kept is what a query gives."""
     more = 0
     for seed in (2, 3, 4):
-        rng = np.random.default_rng(seed)
-        urls = [f"/p{i:03d}" for i in range(500)]
-        row_of = {u: i for i, u in enumerate(urls)}
-        before = _rows(rng, 500)
-        lists, bounds = _lists(LexicalIndex(before, SETTINGS), urls)
-        moved = sorted(rng.choice(500, 40, replace=False).tolist())
-        after = _edit(before, moved, seed + 1)
-        index = LexicalIndex(after, SETTINGS)
-        changed = ChangedRows(before[moved], after[moved], np.array(moved))
-        stored = _stored_except(lists, bounds, urls, moved)
+        urls, row_of, index, changed, stored = _refreshed(seed, 40, _edit)
         kept = kept_lists(_frame(stored), index, row_of, changed)
         _check_kept(kept, index, urls)
         alone = kept_lists(_frame(_one_next(stored)), index, row_of, changed)
@@ -357,16 +360,7 @@ def test_pages_leaving_while_pages_of_the_list_move_are_patched_to_what_a_query_
     list is patched with them; every list kept is what a query gives."""
     patched = 0
     for seed in (2, 3, 4):
-        rng = np.random.default_rng(seed)
-        urls = [f"/p{i:03d}" for i in range(500)]
-        row_of = {u: i for i, u in enumerate(urls)}
-        before = _rows(rng, 500)
-        lists, bounds = _lists(LexicalIndex(before, SETTINGS), urls)
-        moved = sorted(rng.choice(500, 60, replace=False).tolist())
-        after = _touched(before, moved, seed + 1)
-        index = LexicalIndex(after, SETTINGS)
-        changed = ChangedRows(before[moved], after[moved], np.array(moved))
-        stored = _stored_except(lists, bounds, urls, moved)
+        urls, row_of, index, changed, stored = _refreshed(seed, 60, _touched)
         kept = kept_lists(_frame(stored), index, row_of, changed)
         _check_kept(kept, index, urls)
         patched += sum(  # the cut taken down to the next pages, the list or floor moved
