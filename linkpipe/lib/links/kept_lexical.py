@@ -138,24 +138,19 @@ def _left_some(
     """The lists of the ``asked`` sources moved by changed pages leaving the pages ordered
     (and perhaps by changed pages ordered both times), whose places the next pages known or
     the pages themselves fill (:func:`~list_next.left_some`), patched with the pages taken in
-    (:func:`~list_patch.patched_list`)."""
-    sources = [i for i in v.leaving if asked[i]]
-    owner = [i for i in sources for _ in lists.known[i].rows]
-    pages = [r for i in sources for r in lists.known[i].rows]
-    cosines = np.asarray(rows[owner].multiply(index.matrix[pages]).sum(axis=1)).ravel()
-    out, at = {}, 0
-    for i in sources:
-        known = lists.known[i]
-        mine = cosines[at : at + len(known.rows)].tolist()
-        at += len(known.rows)
+    (:func:`~list_patch.patched_list`: the next pages' cosines computed there, as the index
+    adds them up, for they may be stored as the floor or the runner-up)."""
+    out = {}
+    for i in (i for i in v.leaving if asked[i]):
         leaving, moved = v.leaving[i]
-        taken = left_some(known, leaving, mine)
+        taken = left_some(lists.known[i], leaving)
         if taken is None:
             continue
-        extra = np.array([r for r, _ in taken.took], np.int64)
-        took = np.array([c for _, c in taken.took])
-        both = Moved(i, np.concatenate([moved.pages, extra]), np.concatenate([moved.cosines, took]))
-        args = (index.matrix, row_of, lists.url_of, lists.runner(i))
+        given = [(r, c) for r, c in taken.took if c is not None]  # leaving pages staying
+        pages = np.concatenate([moved.pages, np.array([r for r, _ in given], np.int64)])
+        both = Moved(i, pages, np.concatenate([moved.cosines, [c for _, c in given]]))
+        fresh = [r for r, c in taken.took if c is None]  # next pages: the patch computes theirs
+        args = (index.matrix, row_of, lists.url_of, lists.runner(i), fresh)
         patch = patched_list(rows[i], lists.hits[i], lists.floors[i], both, *args)
         if patch is not None:
             out[lists.source(i)] = lists.left(i, taken, *patch)

@@ -67,27 +67,28 @@ def known_next(
 
 class Taken(NamedTuple):
     """What pages leaving a list's ordered ones leave: the new cut, the next pages known after
-    it (rows, sums) and the pages that took the places they freed (rows, cosines)."""
+    it (rows, sums) and the pages that took the places they freed (rows, with their cosines
+    now for the leaving pages; None for the next pages, whose cosines the patch computes)."""
 
     cut: float
     rows: list[int]
     partials: list[float]
-    took: list[tuple[int, float]]
+    took: list[tuple[int, float | None]]
 
 
-Entry = tuple[float, int, float, bool]  # a page of the pool: sum, row, cosine, a next page
+Entry = tuple[float, int, float | None, bool]  # a page of the pool: sum, row, cosine, next
 
 
-def left_some(
-    known: Known, leaving: Sequence[tuple[int, float, float]], cosines: Sequence[float]
-) -> Taken | None:
+def left_some(known: Known, leaving: Sequence[tuple[int, float, float]]) -> Taken | None:
     """The cut, the next pages and the pages taken in after the ``leaving`` pages (row,
     partial sum now, cosine now) leave the pages ordered (``known``: the next pages still
-    known, ``cosines``: theirs with the source); None when the pages taken cannot be told
-    (see the module; whether the list stays is :func:`~list_patch.patched_list`'s to say)."""
-    nexts = zip(known.rows, known.partials, cosines, strict=True)
+    known); None when the pages taken cannot be told (see the module; whether the list stays
+    is :func:`~linkpipe.lib.links.list_patch.patched_list`'s to say)."""
     pool: list[Entry] = [(p, r, c, False) for r, p, c in leaving if p > 0]
-    pool = sorted(pool + [(p, r, c, True) for r, p, c in nexts], key=lambda e: -e[0])
+    nexts: list[Entry] = [
+        (p, r, None, True) for r, p in zip(known.rows, known.partials, strict=True)
+    ]
+    pool = sorted(pool + nexts, key=lambda e: -e[0])
     m = len(leaving)
     if len(pool) <= m or not _above_rest(pool[m - 1], known.rest):
         return None  # (a page of the pool left below the cut: the index still cuts)

@@ -67,16 +67,18 @@ def patched_list(
     row_of: Mapping[str, int],
     url_of: Mapping[int, str],
     runner: Runner | None = None,
+    taken_in: Sequence[int] = (),
 ) -> tuple[tuple[str, ...], float, Runner | None] | None:
     """The source's new list, floor and runner-up (``row``: its TF-IDF row; ``listed``,
-    ``floor``: its stored list; ``runner``: its runner-up where still known), None when the
+    ``floor``: its stored list; ``runner``: its runner-up where still known; ``taken_in``:
+    unchanged pages that came into the pages ordered, see :mod:`list_next`), None when the
     patch cannot tell (see the module)."""
     cosine = {int(p): float(c) for p, c in zip(moved.pages, moved.cosines, strict=True)}
     members = [row_of.get(u, -1) for u in listed]
     if -1 in members:
         return None
     extra = [runner[0]] if runner is not None and floor > 0 else []
-    unchanged = [m for m in members + extra if m not in cosine]
+    unchanged = [m for m in [*members, *extra, *taken_in] if m not in cosine]
     if unchanged:
         sims = (row @ matrix[unchanged].T).toarray()[0]
         cosine |= dict(zip(unchanged, sims.tolist(), strict=True))

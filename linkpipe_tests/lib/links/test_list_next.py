@@ -37,38 +37,37 @@ def test_next_pages_stay_known_until_a_moved_one_or_one_a_changed_page_reaches()
 
 
 KNOWN = Known([1, 2, 3], [0.4, 0.3, 0.2], 0.2 - TIE)  # every other page below the cut < 0.2
-COSINES = [0.1, 0.2, 0.15]  # the next pages' cosines with the source
 
 
 def test_a_leaving_page_still_above_the_next_ones_keeps_its_place() -> None:
-    got = left_some(KNOWN, [(9, 0.45, 0.3)], COSINES)
+    got = left_some(KNOWN, [(9, 0.45, 0.3)])
     assert got == Taken(0.45, [1, 2, 3], [0.4, 0.3, 0.2], [(9, 0.3)])
 
 
 def test_the_next_pages_take_the_places_pages_leaving_free() -> None:
-    got = left_some(KNOWN, [(8, 0.25, 0.3), (9, 0.01, 0.3)], COSINES)
-    assert got == Taken(0.3, [8, 3], [0.25, 0.2], [(1, 0.1), (2, 0.2)])  # 8 is known next
+    got = left_some(KNOWN, [(8, 0.25, 0.3), (9, 0.01, 0.3)])
+    assert got == Taken(0.3, [8, 3], [0.25, 0.2], [(1, None), (2, None)])  # 8 is known next
     three = [(8, 0.35, 0.3), (9, 0.32, 0.3), (7, 0.05, 0.3)]
-    assert left_some(KNOWN, three, COSINES) == Taken(
-        0.32, [2, 3], [0.3, 0.2], [(1, 0.1), (8, 0.3), (9, 0.3)]
+    assert left_some(KNOWN, three) == Taken(
+        0.32, [2, 3], [0.3, 0.2], [(1, None), (8, 0.3), (9, 0.3)]
     )
     unknown_rest = Known([1], [0.4], 0.3)  # the second stored page moved
-    got = left_some(unknown_rest, [(8, 0.35, 0.3)], [0.1])
-    assert got == Taken(0.4, [8], [0.35], [(1, 0.1)])
-    assert left_some(unknown_rest, [(8, 0.25, 0.3)], [0.1]) == Taken(0.4, [], [], [(1, 0.1)])
+    got = left_some(unknown_rest, [(8, 0.35, 0.3)])
+    assert got == Taken(0.4, [8], [0.35], [(1, None)])
+    assert left_some(unknown_rest, [(8, 0.25, 0.3)]) == Taken(0.4, [], [], [(1, None)])
     # a page without a partial sum now takes no place: the next page does
-    got = left_some(KNOWN, [(9, 0.0, 0.3)], COSINES)
-    assert got == Taken(0.4, [2, 3], [0.3, 0.2], [(1, 0.1)])
+    got = left_some(KNOWN, [(9, 0.0, 0.3)])
+    assert got == Taken(0.4, [2, 3], [0.3, 0.2], [(1, None)])
 
 
 def test_no_verdict_when_the_pages_taken_tie_or_cannot_be_told() -> None:
-    assert left_some(KNOWN, [(9, 0.4 + MARGIN / 2, 0.3)], COSINES) is None  # a tie
+    assert left_some(KNOWN, [(9, 0.4 + MARGIN / 2, 0.3)]) is None  # a tie
     two_leaving = [(8, 0.01, 0.3), (9, 0.02, 0.3)]
-    assert left_some(Known([1], [0.4], 0.3), two_leaving, [0.1]) is None  # one known
-    assert left_some(Known([], [], np.inf), [(9, 0.45, 0.3)], []) is None  # none stored
+    assert left_some(Known([1], [0.4], 0.3), two_leaving) is None  # one known
+    assert left_some(Known([], [], np.inf), [(9, 0.45, 0.3)]) is None  # none stored
     # a leaving page above every other keeps its place while a page of the pool is left ...
-    got = left_some(Known([2], [0.3], 0.1), [(9, 0.45, 0.3)], [0.2])
+    got = left_some(Known([2], [0.3], 0.1), [(9, 0.45, 0.3)])
     assert got == Taken(0.45, [2], [0.3], [(9, 0.3)])
     # ... else it may be the last page with a partial sum: the index would cut nothing
-    assert left_some(Known([], [], 0.3), [(9, 0.45, 0.3)], []) is None
-    assert left_some(Known([1], [0.4], 0.3), [(8, 0.0, 0.3)], [0.1]) is None
+    assert left_some(Known([], [], 0.3), [(9, 0.45, 0.3)]) is None
+    assert left_some(Known([1], [0.4], 0.3), [(8, 0.0, 0.3)]) is None
