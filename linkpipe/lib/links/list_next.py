@@ -2,10 +2,10 @@
 leave the pages the index orders.
 
 A search stores, beside a source's list (:mod:`~linkpipe.lib.links.kept_lexical`), up to
-:data:`~linkpipe.lib.text.lexical_index.NEXT_PAGES` pages of highest partial sum below the index's cut, best first, with those
-sums (its *next* pages; they stop before a sum within a tie of the one after it, and there are
-none when another sum ties with the cut). Every other page outside the ones ordered has a sum
-below the last. A refresh keeps knowing the first of them (:func:`known_next`) while none of
+:data:`~linkpipe.lib.text.lexical_index.NEXT_PAGES` pages of highest partial sum below the
+index's cut, best first, with those sums (its *next* pages; they stop before a sum within a
+tie of the one after it, and there are none when another sum ties with the cut). Every other
+page outside the ones ordered has a sum below the last. A refresh keeps knowing the first of them (:func:`known_next`) while none of
 them is a changed or boundary page (its sum did not move), no such page below the cut now
 reaches the last of them, and no page entered the ones ordered (those pushed out would come
 above them).

@@ -13,8 +13,9 @@ A search also stores the list's *runner-up*: the page it ordered of highest cosi
 list, every other one below it. While that stays true (:func:`known_runners`), the runner-up
 is ranked with them and bounds the rest instead of the floor: a page of the list falling
 below the floor gives its place to whichever comes first. The patched list's runner-up is
-the first page ranked after it when it is above every page not ranked. A short list (fewer pages than asked, floor 0) held every page the index ordered with a
-positive cosine: it is patched when it does not grow (how many it asked for is not stored).
+the first page ranked after it when it is above every page not ranked. A short list (fewer
+pages than asked, floor 0) held every page the index ordered with a positive cosine: it is
+patched when it does not grow (how many it asked for is not stored).
 """
 
 from __future__ import annotations
