@@ -61,7 +61,7 @@ from linkpipe.lib.links.champion_lists import (
     champion_rows,
 )
 from linkpipe.lib.links.kept_list import KeptList, StoredLists, stored_frame
-from linkpipe.lib.links.list_next import known_next, left_some
+from linkpipe.lib.links.list_next import Taken, known_next, left_some
 from linkpipe.lib.links.list_patch import Moved, known_runners, patched_list
 from linkpipe.lib.links.list_sides import Sides, sides
 from linkpipe.lib.text.lexical_index import LexicalIndex, heaviest
@@ -77,7 +77,7 @@ def kept_lists(
     """The stored lists (``source_url, lexical_hits, lexical_cut, lexical_floor`` and, when
     stored, ``lexical_cut_high``, ``lexical_nexts``, ``lexical_next_partials``,
     ``lexical_runner``, ``lexical_runner_cosine``: unchanged sources searched with this
-    crawl's salt) that no change can move, patched, or moved by one page leaving (see the
+    crawl's salt) that no change can move, patched, or moved by pages leaving (see the
     module), by source, each with the range its cut now lies in and its next page and
     runner-up where still known; ``row_of``: each page's row in the index's matrix."""
     frame = stored_frame(stored, row_of)
@@ -137,24 +137,52 @@ def _left_some(
 ) -> dict[str, KeptList]:
     """The lists of the ``asked`` sources moved by changed pages leaving the pages ordered
     (and perhaps by changed pages ordered both times), whose places the next pages known or
-    the pages themselves fill (:func:`~list_next.left_some`), patched with the pages taken in
-    (:func:`~list_patch.patched_list`: the next pages' cosines computed there, as the index
-    adds them up, for they may be stored as the floor or the runner-up)."""
+    the pages themselves fill (:func:`~list_next.left_some`). A list no page taken in can
+    join (each one's cosine below the floor) and no changed page of the list moved is kept as
+    it was; the others are patched with the pages taken in (:func:`_patched_after`)."""
+    taken = {i: left_some(lists.known[i], v.leaving[i][0]) for i in v.leaving if asked[i]}
+    pairs = [(i, r) for i, t in taken.items() if t is not None for r, c in t.took if c is None]
+    owner, pages = [i for i, _ in pairs], [r for _, r in pairs]
+    sums = np.asarray(rows[owner].multiply(index.matrix[pages]).sum(axis=1)).ravel()
+    top = dict.fromkeys(taken, -np.inf)  # the highest cosine taken in (compared with margins)
+    for i, cosine in zip(owner, sums.tolist(), strict=True):
+        top[i] = max(top[i], cosine)
     out = {}
-    for i in (i for i in v.leaving if asked[i]):
-        leaving, moved = v.leaving[i]
-        taken = left_some(lists.known[i], leaving)
-        if taken is None:
+    for i, t in taken.items():
+        if t is None:
             continue
-        given = [(r, c) for r, c in taken.took if c is not None]  # leaving pages staying
-        pages = np.concatenate([moved.pages, np.array([r for r, _ in given], np.int64)])
-        both = Moved(i, pages, np.concatenate([moved.cosines, [c for _, c in given]]))
-        fresh = [r for r, c in taken.took if c is None]  # next pages: the patch computes theirs
-        args = (index.matrix, row_of, lists.url_of, lists.runner(i), fresh)
-        patch = patched_list(rows[i], lists.hits[i], lists.floors[i], both, *args)
+        moved = v.leaving[i][1]
+        stays = max([top[i], *(c for _, c in t.took if c is not None)])
+        if not len(moved.pages) and stays < lists.floors[i] - MARGIN:
+            runner = lists.runner(i)  # still the runner-up when every page taken is below it
+            runner = runner if runner is not None and stays < runner[1] - MARGIN else None
+            hits = tuple(lists.hits[i])
+            out[lists.source(i)] = lists.left(i, t, hits, lists.floors[i], runner)
+            continue
+        patch = _patched_after(lists, i, t, moved, rows[i], index, row_of)
         if patch is not None:
-            out[lists.source(i)] = lists.left(i, taken, *patch)
+            out[lists.source(i)] = lists.left(i, t, *patch)
     return out
+
+
+def _patched_after(
+    lists: StoredLists,
+    i: int,
+    taken: Taken,
+    moved: Moved,
+    row: sparse.csr_matrix,
+    index: LexicalIndex,
+    row_of: Mapping[str, int],
+) -> tuple[tuple[str, ...], float, tuple[int, float] | None] | None:
+    """Source ``i``'s list patched with the pages ``taken`` in and its changed pages ordered
+    both times (the next pages' cosines computed by the patch as the index adds them up: they
+    may be stored as the floor or the runner-up)."""
+    given = [(r, c) for r, c in taken.took if c is not None]  # leaving pages staying
+    pages = np.concatenate([moved.pages, np.array([r for r, _ in given], np.int64)])
+    both = Moved(i, pages, np.concatenate([moved.cosines, [c for _, c in given]]))
+    fresh = [r for r, c in taken.took if c is None]
+    args = (index.matrix, row_of, lists.url_of, lists.runner(i), fresh)
+    return patched_list(row, lists.hits[i], lists.floors[i], both, *args)
 
 
 def _members_above(
