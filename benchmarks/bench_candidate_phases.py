@@ -33,6 +33,8 @@ PHASES = [
     ("linkpipe.lib.links.candidates", "candidate_rows", ["linkpipe.lib.stages.candidate_pairs"]),
     ("linkpipe.lib.links.source_gate", "name_keys", []),
     ("linkpipe.lib.links.source_gate", "gate_digest", []),
+    ("linkpipe.lib.text.lexical_index", "LexicalIndex.neighbours", []),
+    ("linkpipe.lib.stages.kept_searches", "kept_lists", []),
     ("linkpipe.lib.links.source_reuse", "SourceReuse.split", []),
     ("linkpipe.lib.stages.parse_cache", "ParseCache.load", []),
     ("linkpipe.lib.text.phrases", "PhraseJudge.prepare", []),

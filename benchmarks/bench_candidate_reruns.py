@@ -1,5 +1,6 @@
 """The candidate step of stored crawls computed again from scratch, every shard in this process,
-on a copy of their database: CPU, what the refreshes kept, where part of their time went, and
+on a copy of their database: CPU, what the refreshes kept, where their time went (the phases
+``bench_candidate_phases.py`` times: lexical queries, kept lists, gate digests...), and
 every stored TF-IDF list checked against a fresh query of its crawl's index.
 
     python benchmarks/bench_candidate_reruns.py /tmp/b30/db-30000-graph/bench.duckdb \
@@ -19,18 +20,14 @@ none).
 from __future__ import annotations
 
 import argparse
-import functools
 import shutil
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import duckdb
+from bench_candidate_phases import CPU, instrument
 
 from linkpipe.lib.hashing import DEFAULT_SHARDS
-from linkpipe.lib.links import source_gate
-from linkpipe.lib.stages import kept_searches
 from linkpipe.lib.stages.candidate_pairs import materialize_candidate_pairs
 from linkpipe.lib.stages.site_models import load_site_models
 from linkpipe.lib.text import lexical_index
@@ -38,22 +35,6 @@ from linkpipe.lib.vectors.embedding import DEFAULT_MODEL
 
 TABLES = ("candidate_pairs", "candidate_inputs", "candidate_sources")
 FIGURES = ("sources", "sources_quiet", "sources_hits_kept", "sources_lists_kept")
-SPENT: dict[str, float] = {}  # CPU seconds in the wrapped functions (see _timed)
-
-
-def _timed(owner: Any, name: str, label: str) -> None:
-    """Accumulate the process CPU spent in ``owner.name`` under ``label``."""
-    real: Callable[..., Any] = getattr(owner, name)
-
-    @functools.wraps(real)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        started = time.process_time()
-        try:
-            return real(*args, **kwargs)
-        finally:
-            SPENT[label] = SPENT.get(label, 0.0) + time.process_time() - started
-
-    setattr(owner, name, wrapper)
 
 
 def fresh_copy(db: Path, copy: Path, crawls: list[str]) -> None:
@@ -66,8 +47,9 @@ def fresh_copy(db: Path, copy: Path, crawls: list[str]) -> None:
 
 
 def run_crawl(db: Path, crawl: str, model: str) -> dict[str, float]:
-    """Every shard of the crawl's candidate step: CPU, the figures summed, the time spent."""
-    SPENT.clear()
+    """Every shard of the crawl's candidate step: CPU, the figures summed, the CPU of the
+    phases :func:`bench_candidate_phases.instrument` times."""
+    CPU.clear()
     figures = dict.fromkeys(FIGURES, 0.0)
     started = time.process_time()
     for shard in range(DEFAULT_SHARDS):
@@ -75,7 +57,7 @@ def run_crawl(db: Path, crawl: str, model: str) -> dict[str, float]:
         for key in FIGURES:
             figures[key] += float(meta.get(key, 0))
     figures["cpu_s"] = time.process_time() - started
-    return figures | {f"{k} cpu_s": v for k, v in SPENT.items()}
+    return figures | {f"{k} cpu_s": v for k, v in CPU.items()}
 
 
 def verify(db: Path, crawl: str) -> dict[str, int]:
@@ -119,9 +101,7 @@ def main() -> None:
     parser.add_argument("--verify", action="store_true", help="check the stored lists")
     parser.add_argument("--model", default=DEFAULT_MODEL)
     args = parser.parse_args()
-    _timed(lexical_index.LexicalIndex, "neighbours", "lexical queries")
-    _timed(kept_searches, "kept_lists", "kept lists")
-    _timed(source_gate, "gate_digest", "gate digests")
+    instrument()
     fresh_copy(args.db, args.copy_to, args.crawls)
     before = args.crawls[:-1] if args.only_last else args.crawls
     for crawl in before:

@@ -119,6 +119,10 @@ class StoredLists:
             return None
         return int(self.runners[i]), float(self.runner_cosines[i])
 
+    def _runner_url(self, runner: tuple[int, float] | None) -> tuple[str | None, float | None]:
+        """A runner-up (row, cosine) as stored (URL, cosine)."""
+        return (self.url_of[runner[0]], runner[1]) if runner is not None else (None, None)
+
     def kept(self, i: int, raised: bool, high: float) -> KeptList:
         """The list kept as it was, its cut's range raised to ``high`` when pages entered."""
         urls, partials = self._next(i)
@@ -133,7 +137,7 @@ class StoredLists:
         self, i: int, urls: tuple[str, ...], floor: float, runner: tuple[int, float] | None
     ) -> KeptList:
         """The list patched to ``urls`` with its new ``floor`` and runner-up (row, cosine)."""
-        after = (self.url_of[runner[0]], runner[1]) if runner is not None else (None, None)
+        after = self._runner_url(runner)
         return KeptList(urls, self.cuts[i], floor, self.highs[i], False, *self._next(i), *after)
 
     def left(
@@ -148,6 +152,6 @@ class StoredLists:
         now exact, the next pages those known after it, patched to ``urls`` with ``floor``
         and ``runner`` (row, cosine)."""
         nexts = tuple(self.url_of[r] for r in taken.rows)
-        after = (self.url_of[runner[0]], runner[1]) if runner is not None else (None, None)
+        after = self._runner_url(runner)
         partials = tuple(taken.partials)
         return KeptList(urls, taken.cut, floor, None, False, nexts, partials, *after)
