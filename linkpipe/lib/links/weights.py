@@ -14,7 +14,9 @@ without sharing words; fitted alone, semantic similarity can drop to zero. The b
 the defaults only when it ranks the held-out sources' linked pairs better (average precision)
 than the defaults do; the site must have ``min_linked_pairs`` labelled pairs of each class. It
 is refitted on every source for use, and ``min_relevance`` is moved so that the same share of
-candidates passes it as with the defaults (the number of suggestions does not swing).
+candidates passes it as with the defaults (the number of suggestions does not swing). The
+weights are steps of :data:`WEIGHT_STEP` and the threshold is rounded (:func:`stepped`), so
+that a refit on a site that barely changed scores an unchanged pair the same.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ HELD_OUT_BUCKETS = 5  # one source in five validates
 MIN_HELD_OUT = 10  # held-out pairs of each class needed to judge a fit
 MIN_GAIN = 0.005  # held-out average precision the fit must gain over the defaults
 L2 = 1e-3  # ridge on the weights, per pair
+WEIGHT_STEP = 0.01  # the weights used are multiples of it (see :func:`stepped`)
+THRESHOLD_DECIMALS = 3  # the matched threshold's rounding
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +159,7 @@ def matched_threshold(
     passing = float(np.mean(x @ default_vector(config) >= config.min_relevance))
     if passing <= 0.0:
         return config.min_relevance
-    return round(float(np.quantile(x @ weights, 1.0 - passing)), 6)
+    return round(float(np.quantile(x @ weights, 1.0 - passing)), THRESHOLD_DECIMALS)
 
 
 def default_fit(config: ScoringConfig, reason: str, evidence: Evidence | None = None) -> WeightFit:
@@ -200,7 +204,7 @@ def fitted(
 ) -> WeightFit:
     """Weights refitted on every labelled pair and blended, with a matched threshold."""
     raw = blend(config, fit_logistic(x, y))
-    weights = {name: round(float(w), 4) for name, w in zip(WEIGHTS, raw, strict=True)}
+    weights = dict(zip(WEIGHTS, stepped(raw), strict=True))
     vector = np.array([weights[name] for name in WEIGHTS])
     reason = (
         f"{config.learned_share:.0%} fitted on {evidence.positives} linked pairs, the rest "
@@ -208,3 +212,18 @@ def fitted(
     )
     threshold = matched_threshold(config, x[~y], vector)
     return WeightFit("fitted", weights, threshold, evidence, reason)
+
+
+def stepped(raw: NDArray[np.float64]) -> list[float]:
+    """``raw`` (positive, scaled to sum 1) as multiples of :data:`WEIGHT_STEP` that sum to 1:
+    each rounded down, the steps left to the largest remainders (the first of equal ones).
+    The fit moves by ~1e-4 when a nightly refresh edits 1 % of a site; on the step's grid the
+    weights, and with them the score of every pair whose evidence did not change, usually
+    stay the same to the bit: the suggestions do not jitter from night to night, and the
+    refresh places anchors only for the pairs that really changed."""
+    steps = round(1 / WEIGHT_STEP)
+    scaled = raw / raw.sum() * steps
+    units = np.floor(scaled).astype(np.int64)
+    left = steps - int(units.sum())
+    units[np.argsort(units - scaled, kind="stable")[:left]] += 1
+    return [int(u) / steps for u in units]
