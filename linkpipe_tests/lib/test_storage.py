@@ -569,6 +569,34 @@ def test_an_update_of_the_published_copy_equals_a_copy_built_from_scratch(tmp_pa
     published.close()
 
 
+def test_the_published_candidate_rows_leave_out_the_reuse_digests(tmp_path):
+    """An analyst's copy of a candidate row holds everything but the digests that only reuse
+    reads (NULL, built or updated): the same values otherwise, the mention key included."""
+    db = tmp_path / "t.duckdb"
+    _history(db)
+    row = {"source_url": "/s", "target_url": "/t", "semantic_sim": 0.5, "anchor_text": "the t",
+           "pair_digest": "d" * 32, "anchor_key": "k" * 32, "name_key": "n" * 32,
+           "mention_key": "t"}  # fmt: skip
+    with open_db(db) as con:
+        for crawl_id in ("a3", "a4"):
+            write_partition(con, crawl_id, {"candidate_pairs": [row]}, shard=1)
+    query = (
+        "SELECT crawl_id, source_url, semantic_sim, anchor_text, mention_key, pair_digest, "
+        "anchor_key, name_key FROM candidate_pairs ORDER BY crawl_id"
+    )
+    built = connect(publish_copy(db, keep_crawls=2), read_only=True)
+    expected = [(c, "/s", 0.5, "the t", "t", None, None, None) for c in ("a3", "a4")]
+    assert built.execute(query).fetchall() == expected
+    built.close()
+    with open_db(db) as source:  # the database keeps them
+        assert source.execute("SELECT DISTINCT pair_digest FROM candidate_pairs").fetchall() == [
+            ("d" * 32,)
+        ]
+    updated = connect(publish_copy(db, keep_crawls=2, refreshed="a4"), read_only=True)
+    assert updated.execute(query).fetchall() == expected
+    updated.close()
+
+
 def test_schema_runs_once_per_version_of_the_sql(tmp_path):
     db = tmp_path / "s.duckdb"
     with open_db(db) as con:
