@@ -1,0 +1,83 @@
+"""What a refresh spends writing: the CPU of each table's partition writes (rows copied from
+the previous crawl by SQL, rows inserted from frames), of the commits, of the checkpoints when
+a step lets the database file go, and of each table's rows copied into the published copy,
+during a rerun of stored crawls (``bench_rerun.py``, whose arguments it takes):
+
+    LINKPIPE_WORKERS=1 python benchmarks/bench_write_costs.py DB \
+        --copy-to /tmp/rerun/bench.duckdb --fresh-caches graph-refresh-edited
+
+(one worker: a shard worker's writes happen in its own process, where nothing is counted).
+
+Prints the rerun's CPU, the total of each kind of write and the costliest (kind, table) with
+their rows. The CPU is the process's (DuckDB's threads included), measured around each call:
+a crawl that referred to the previous crawl's unchanged rows instead of copying them would
+save the copies, their share of the commits and checkpoints, and their publication.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import bench_rerun
+
+from linkpipe.lib import retention
+from linkpipe.lib.storage import host, partitions, queries
+
+CPU: collections.Counter[tuple[str, str]] = collections.Counter()
+ROWS: collections.Counter[tuple[str, str]] = collections.Counter()
+
+
+def _timed(module: Any, name: str, kind: str, table: Callable[[tuple[Any, ...]], str]) -> None:
+    """Wrap ``module.name`` so that each call adds its CPU (and rows, when it returns them)."""
+    real = getattr(module, name)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        started = time.process_time()
+        result = real(*args, **kwargs)
+        CPU[(kind, table(args))] += time.process_time() - started
+        if isinstance(result, int):
+            ROWS[(kind, table(args))] += result
+        return result
+
+    setattr(module, name, wrapper)
+
+
+@contextlib.contextmanager
+def _counted_transaction(con: Any) -> Iterator[None]:
+    """``queries.transaction`` with the CPU of its commit counted."""
+    with _real_transaction(con):
+        yield
+        started = time.process_time()
+    CPU[("commit", "")] += time.process_time() - started
+
+
+_real_transaction = queries.transaction
+
+
+def main() -> None:
+    _timed(partitions, "_copy", "copied", lambda a: str(a[1]))
+    _timed(partitions, "_replace", "inserted", lambda a: str(a[1]))
+    _timed(partitions, "_add_content", "content", lambda a: str(a[1]))
+    _timed(retention, "_publish_table", "published", lambda a: str(a[1]))
+    _timed(host, "release", "checkpoint", lambda a: "")
+    partitions.transaction = _counted_transaction  # type: ignore[assignment]
+    retention.transaction = _counted_transaction  # type: ignore[assignment]
+    started = time.process_time()
+    bench_rerun.main()
+    print(f"rerun CPU s: {time.process_time() - started:.1f}")
+    kinds: collections.Counter[str] = collections.Counter()
+    for (kind, _), cpu in CPU.items():
+        kinds[kind] += cpu
+    print("by kind:", {k: round(v, 2) for k, v in kinds.most_common()})
+    for (kind, table), cpu in CPU.most_common(25):
+        print(f"{cpu:7.2f} {kind:10s} {table:24s} {ROWS[(kind, table)]:>10,}")
+
+
+if __name__ == "__main__":
+    sys.argv[0] = "bench_rerun.py"
+    main()
