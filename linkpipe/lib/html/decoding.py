@@ -43,10 +43,27 @@ def _charset_name(codec: str) -> str:
     return re.sub(r"^cp(125\d)$", r"windows-\1", name)
 
 
+# UTF-32's byte order marks (LE first: its mark begins with UTF-16 LE's)
+_UTF32_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"))
+
+
+def _utf32_text(body: bytes) -> str | None:
+    """The text of a body that starts with a UTF-32 byte order mark, else None. w3lib 2.6
+    reads the WHATWG's marks only (UTF-32 LE's as UTF-16 LE's: every other character a NUL);
+    2.5 read these too, and a UTF-32 page is text a crawl should keep."""
+    for bom, codec in _UTF32_BOMS:
+        if body.startswith(bom):
+            return body[len(bom) :].decode(codec, errors="replace")
+    return None
+
+
 def decode_body(body: bytes, content_type_header: str = "") -> tuple[str, str]:
-    """Decode an HTML body the way browsers do (w3lib): BOM, then the header's charset, then
-    ``<meta>``/XML declaration, then UTF-8 if it decodes, then detection; latin-1 and ASCII
-    labels read as windows-1252. Returns ``(text, charset name)``."""
+    """Decode an HTML body the way browsers do (w3lib): BOM (UTF-32's too), then the header's
+    charset, then ``<meta>``/XML declaration, then UTF-8 if it decodes, then detection;
+    latin-1 and ASCII labels read as windows-1252. Returns ``(text, charset name)``."""
+    utf32 = _utf32_text(body)
+    if utf32 is not None:
+        return utf32, "utf-32"
     if (
         http_content_type_encoding(content_type_header) is None
         and read_bom(body)[0] is None

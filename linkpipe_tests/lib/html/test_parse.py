@@ -156,6 +156,8 @@ def test_decode_body_follows_browsers_where_declarations_mislead() -> None:
     assert decode_body(utf16_meta, "text/html") == ('<meta charset="utf-16">' + text, "utf-8")
     utf32 = codecs.BOM_UTF32_LE + text.encode("utf-32-le")
     assert decode_body(utf32, "text/html; charset=utf-8") == (text, "utf-32")
+    utf32_be = codecs.BOM_UTF32_BE + text.encode("utf-32-be")  # w3lib 2.6 reads no UTF-32 mark
+    assert decode_body(utf32_be, "text/html; charset=utf-8") == (text, "utf-32")
     assert decode_body(codecs.BOM_UTF16_BE + text.encode("utf-16-be")) == (text, "utf-16")
     xml_decl = b'<?xml version="1.0" encoding="iso-8859-1"?>' + text.encode("cp1252")
     assert decode_body(xml_decl, "application/xhtml+xml")[1] == "windows-1252"
