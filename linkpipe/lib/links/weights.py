@@ -215,7 +215,7 @@ def fitted(
 
 
 def stepped(raw: NDArray[np.float64]) -> list[float]:
-    """``raw`` (positive, scaled to sum 1) as multiples of :data:`WEIGHT_STEP` that sum to 1:
+    """``raw`` (non-negative, scaled to sum 1) as multiples of :data:`WEIGHT_STEP` that sum to 1:
     each rounded down, the steps left to the largest remainders (the first of equal ones).
     The fit moves by ~1e-4 when a nightly refresh edits 1 % of a site; on the step's grid the
     weights, and with them the score of every pair whose evidence did not change, usually
