@@ -43,15 +43,28 @@ PHASES = [
 ]
 
 
-def _timed(label: str, func: Callable[..., Any]) -> Callable[..., Any]:
+def timed(
+    label: str | Callable[[tuple[Any, ...]], str],
+    func: Callable[..., Any],
+    cpu: Counter[str] = CPU,
+    rows: Counter[str] | None = None,
+) -> Callable[..., Any]:
+    """``func`` adding the process CPU of each call to ``cpu`` and 1 to :data:`CALLS` under
+    ``label`` (or ``label(args)``, e.g. a table named there), and to ``rows`` what it
+    returns when that is a count."""
+
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        name = label if isinstance(label, str) else label(args)
         start = time.process_time()
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
         finally:
-            CPU[label] += time.process_time() - start
-            CALLS[label] += 1
+            cpu[name] += time.process_time() - start
+            CALLS[name] += 1
+        if rows is not None and isinstance(result, int):
+            rows[name] += result
+        return result
 
     return wrapper
 
@@ -64,7 +77,7 @@ def instrument() -> None:
         if "." in attribute:
             cls, name = attribute.split(".")
             owner = getattr(owner, cls)
-        wrapped = _timed(attribute, getattr(owner, name))
+        wrapped = timed(attribute, getattr(owner, name))
         setattr(owner, name, wrapped)
         for other in importers:
             setattr(importlib.import_module(other), name, wrapped)

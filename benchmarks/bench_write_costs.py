@@ -24,27 +24,20 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import bench_rerun
+from bench_candidate_phases import timed
 
 from linkpipe.lib import retention
 from linkpipe.lib.storage import host, partitions, queries
 
-CPU: collections.Counter[tuple[str, str]] = collections.Counter()
-ROWS: collections.Counter[tuple[str, str]] = collections.Counter()
+CPU: collections.Counter[str] = collections.Counter()  # "kind table" -> CPU seconds
+ROWS: collections.Counter[str] = collections.Counter()
 
 
 def _timed(module: Any, name: str, kind: str, table: Callable[[tuple[Any, ...]], str]) -> None:
-    """Wrap ``module.name`` so that each call adds its CPU (and rows, when it returns them)."""
-    real = getattr(module, name)
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        started = time.process_time()
-        result = real(*args, **kwargs)
-        CPU[(kind, table(args))] += time.process_time() - started
-        if isinstance(result, int):
-            ROWS[(kind, table(args))] += result
-        return result
-
-    setattr(module, name, wrapper)
+    """Wrap ``module.name`` so that each call adds its CPU (and the rows it returns) under
+    its kind and table (:func:`bench_candidate_phases.timed`)."""
+    wrapped = timed(lambda args: f"{kind} {table(args)}", getattr(module, name), CPU, ROWS)
+    setattr(module, name, wrapped)
 
 
 @contextlib.contextmanager
@@ -53,7 +46,7 @@ def _counted_transaction(con: Any) -> Iterator[None]:
     with _real_transaction(con):
         yield
         started = time.process_time()
-    CPU[("commit", "")] += time.process_time() - started
+    CPU["commit "] += time.process_time() - started
 
 
 _real_transaction = queries.transaction
@@ -71,11 +64,12 @@ def main() -> None:
     bench_rerun.main()
     print(f"rerun CPU s: {time.process_time() - started:.1f}")
     kinds: collections.Counter[str] = collections.Counter()
-    for (kind, _), cpu in CPU.items():
-        kinds[kind] += cpu
+    for label, cpu in CPU.items():
+        kinds[label.split(" ")[0]] += cpu
     print("by kind:", {k: round(v, 2) for k, v in kinds.most_common()})
-    for (kind, table), cpu in CPU.most_common(25):
-        print(f"{cpu:7.2f} {kind:10s} {table:24s} {ROWS[(kind, table)]:>10,}")
+    for label, cpu in CPU.most_common(25):
+        kind, table = label.split(" ")
+        print(f"{cpu:7.2f} {kind:10s} {table:24s} {ROWS[label]:>10,}")
 
 
 if __name__ == "__main__":
