@@ -55,6 +55,10 @@ _NOT_PUBLISHED = frozenset(
     }
 )
 
+# tables kept by content key, as in the database: published after the crawl-keyed tables that
+# name their keys, with the statement named here (only the keys the copy lacks are copied)
+_BY_KEY = {"text_sentences": "write/publish_text_sentences"}
+
 # columns of published tables that only the pipeline's reuse reads (what a row was computed
 # from, the keys of its stored placements): published as NULL. They are hex digests that do
 # not compress, half of the candidate rows' published bytes and of the time to copy them
@@ -76,7 +80,8 @@ def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
     ``embedding_cache``), are never touched, but for ``parse_cache``: the parses of sentences
     that no kept crawl has (an edit leaves its old sentences' parses behind) and those of
     another parser than the installed one are deleted, and pages' HTML and crawler parses
-    (``page_html``, ``page_parses``, kept by content) that no kept crawl has.
+    (``page_html``, ``page_parses``, kept by content) and pages' sentences (``text_sentences``,
+    kept by text key) that no kept crawl has.
     """
     pruned = crawls_beyond(con, keep)
     if not pruned:
@@ -92,6 +97,7 @@ def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
         execute(con, "write/delete_unused_parses", [parser, parser])
         execute(con, "write/delete_unused_page_html")
         execute(con, "write/delete_unused_page_parses")
+        execute(con, "write/delete_unused_text_sentences")
     return pruned
 
 
@@ -156,8 +162,8 @@ def _publish_into(
                 registered_frame(con, _FRESH_VIEW, _crawl_frame(plan.fresh)),
                 transaction(con) if in_place else contextlib.nullcontext(),
             ):
-                tables = fetch_dicts(con, "read/select_published_tables")
-                for table in [r["table_name"] for r in tables]:
+                tables = [r["table_name"] for r in fetch_dicts(con, "read/select_published_tables")]
+                for table in sorted(tables, key=lambda t: t in _BY_KEY):
                     _publish_table(con, table, update)
         finally:
             execute(con, "write/detach_published")
@@ -194,6 +200,9 @@ def _publish_table(con: duckdb.DuckDBPyConnection, table: str, update: bool) -> 
     if table in _NOT_PUBLISHED:
         if update and table != "linkpipe_schema":  # a copy of earlier code may hold rows
             con.execute(load_sql("write/delete_published_table").format(table=table))
+        return
+    if table in _BY_KEY:
+        execute(con, _BY_KEY[table])
         return
     crawl_keyed = table in CRAWL_TABLES | SHARD_TABLES | {"crawls"}
     left = BOOKKEEPING_COLUMNS.get(table)

@@ -1,8 +1,8 @@
 -- Everything a shard's candidate_pairs rows are computed from, folded into order-independent
 -- sums of row hashes (? = crawl_id, shard): the site's pages (summaries, embeddings,
--- indexability), its link edges, and the shard's sentences and in-text links. Two crawls
--- whose figures are equal have the same candidate rows (lib/stages/candidate_pairs.py,
--- shard_inputs).
+-- indexability), its link edges, and the shard's sentences (by the text key that names them)
+-- and in-text links. Two crawls whose figures are equal have the same candidate rows
+-- (lib/stages/candidate_pairs.py, shard_inputs).
 WITH p AS (SELECT ?::VARCHAR AS crawl_id, ?::INTEGER AS shard)
 SELECT
     (SELECT count(*) || ':' || coalesce(sum(hash(s.url, s.content_hash, s.title, s.h1,
@@ -16,9 +16,8 @@ SELECT
     (SELECT count(*) || ':' || coalesce(sum(hash(l.source_url, l.target_url, l.resolved_url,
             l.anchor_text, l.position, l.nofollow)::HUGEINT), 0)
      FROM link_edges l JOIN p USING (crawl_id)) AS links,
-    (SELECT count(*) || ':' || coalesce(sum(hash(t.url, t.paragraph_idx, t.sentence_idx,
-            t.block_kind, t.start_offset, t.end_offset, t.sentence)::HUGEINT), 0)
-     FROM page_sentences t JOIN p USING (crawl_id, shard)) AS sentences,
+    (SELECT count(*) || ':' || coalesce(sum(hash(t.url, t.text_key)::HUGEINT), 0)
+     FROM page_summaries t JOIN p USING (crawl_id, shard)) AS sentences,
     (SELECT count(*) || ':' || coalesce(sum(hash(x.url, x.target_url, x.anchor_text,
             x.start_offset, x.end_offset)::HUGEINT), 0)
      FROM page_text_links x JOIN p USING (crawl_id, shard)) AS text_links;

@@ -140,10 +140,17 @@ CREATE TABLE IF NOT EXISTS page_summaries (
 -- rows have none and are extracted again once.
 ALTER TABLE page_summaries ADD COLUMN IF NOT EXISTS extractor VARCHAR;
 
-CREATE TABLE IF NOT EXISTS page_sentences (
-    crawl_id VARCHAR NOT NULL,
-    shard INTEGER NOT NULL,
-    url VARCHAR NOT NULL,
+-- The digest of what the page's sentences were extracted from (lib/stages/page_summaries.py,
+-- text_key: URL, HTML, extractor): the key of its rows in text_sentences, which every crawl
+-- that keeps the page's extraction shares. Rows of earlier code got a key of their own crawl
+-- when their page_sentences rows moved there (schema/migrate_page_sentences.sql).
+ALTER TABLE page_summaries ADD COLUMN IF NOT EXISTS text_key VARCHAR;
+
+-- The sentences of pages' main texts, stored once by text_key (not a partition: kept while a
+-- crawl's page_summaries row has the key). Read by crawl and URL through the page_sentences
+-- view (schema/views.sql).
+CREATE TABLE IF NOT EXISTS text_sentences (
+    text_key VARCHAR NOT NULL,
     paragraph_idx INTEGER,
     sentence_idx INTEGER,
     block_kind VARCHAR,        -- paragraph | heading | item | quote | cell | preformatted

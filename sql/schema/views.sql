@@ -16,6 +16,14 @@ CREATE OR REPLACE VIEW crawl_pages_html AS
 SELECT p.* REPLACE (coalesce(p.html_z, h.html_z) AS html_z)
 FROM crawl_pages p LEFT JOIN page_html h ON h.content_hash = p.content_hash;
 
+-- The sentences of each crawl's pages (one row a sentence, as page_sentences was a table
+-- before): stored once by the page's text_key in text_sentences and shared by the crawls that
+-- keep its extraction. The pipeline and analysts read sentences through it.
+CREATE OR REPLACE VIEW page_sentences AS
+SELECT s.crawl_id, s.shard, s.url, t.paragraph_idx, t.sentence_idx, t.block_kind,
+       t.start_offset, t.end_offset, t.sentence
+FROM page_summaries s JOIN text_sentences t ON t.text_key = s.text_key;
+
 CREATE OR REPLACE VIEW v_crawl_runs AS
 -- Every registered crawl with how its run went; a crawl started from the Dagster UI has no
 -- run record until its graph completes ('registered').

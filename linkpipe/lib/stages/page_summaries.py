@@ -13,6 +13,11 @@ the cleaned title, so the reuse key is:
 
 (the clean title compared with the previous row's stored ``title``). With the key equal, recomputing
 gives byte-identical rows of all three tables, so reuse changes cost, never results.
+
+The sentences are not copied: they are stored once by the page's :func:`text_key` (URL, HTML
+and extractor: all they are extracted from) in ``text_sentences``, which the copied
+``page_summaries`` row names, and read as the ``page_sentences`` view. A page extracted again
+whose key is stored (its title changed, or it came back) adds none.
 """
 
 from __future__ import annotations
@@ -53,12 +58,13 @@ class SummaryRow(TypedDict):
     word_count: int
     extraction_error: str | None
     extractor: str  # extractor_digest() of the code that made the row
+    text_key: str  # text_key(): the key of the page's text_sentences rows
 
 
 class SentenceRow(TypedDict):
-    """One ``page_sentences`` row."""
+    """One ``text_sentences`` row (read by crawl and URL as the ``page_sentences`` view)."""
 
-    url: str
+    text_key: str
     paragraph_idx: int
     sentence_idx: int
     block_kind: str
@@ -86,7 +92,7 @@ class ShardText:
     text_links: list[TextLinkRow] = field(default_factory=list)
 
 
-SUMMARY_TABLES = ("page_summaries", "page_sentences", "page_text_links")
+SUMMARY_TABLES = ("page_summaries", "page_text_links")  # copied for the pages that keep rows
 
 
 @dataclass
@@ -117,7 +123,7 @@ def materialize_page_summaries(db_path: str | Path, crawl_id: str, shard: int) -
             crawl_id,
             {
                 "page_summaries": text.summaries,
-                "page_sentences": text.sentences,
+                "text_sentences": text.sentences,
                 "page_text_links": text.text_links,
             },
             shard=shard,
@@ -141,6 +147,13 @@ def extractor_digest() -> str:
     URL normalisation, and the installed trafilatura, lxml and jusText."""
     modules = ("linkpipe.lib.content", "linkpipe.lib.stages.page_summaries", "linkpipe.lib.urls")
     return code_digest(modules, ("trafilatura", "lxml", "justext"))
+
+
+def text_key(url: str, content_hash: str | None, has_html: bool, extractor: str) -> str:
+    """The key of a page's ``text_sentences`` rows: the digest of everything they are
+    extracted from (the page's URL, its stored HTML and the extraction code)."""
+    parts = ("text", url, content_hash or "", "html" if has_html else "no html", extractor)
+    return text_hash("\x1f".join(parts))
 
 
 def plan_reuse(con: duckdb.DuckDBPyConnection, crawl_id: str, shard: int) -> ReusePlan:
@@ -175,6 +188,7 @@ def add_page_text(text: ShardText, page: Mapping[str, Any], affixes: set[str]) -
     content = extract_main_content(decompress_html(page["html_z"]), url)
     title = clean_title(page["title"] or "", affixes)
     summary = build_summary(url, title, page["h1"] or "", page["meta_description"] or "", content)
+    key = text_key(url, page["content_hash"], page["html_z"] is not None, extractor_digest())
     text.summaries.append(
         SummaryRow(
             url=url,
@@ -188,11 +202,12 @@ def add_page_text(text: ShardText, page: Mapping[str, Any], affixes: set[str]) -
             word_count=len(content.text.split()),
             extraction_error=content.error or None,
             extractor=extractor_digest(),
+            text_key=key,
         )
     )
     text.sentences += [
         SentenceRow(
-            url=url,
+            text_key=key,
             paragraph_idx=s.paragraph_idx,
             sentence_idx=s.sentence_idx,
             block_kind=s.block_kind,

@@ -169,9 +169,16 @@ def _ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     with suppress(duckdb.CatalogException):
         if [r["sql_hash"] for r in fetch_dicts(con, "read/select_schema_hash")] == [wanted]:
             return
+    if _base_tables(con) & {"page_sentences"}:  # a file of code before text_sentences
+        execute(con, "schema/migrate_page_sentences")
     execute(con, "schema/create_tables")
     execute(con, "schema/views")
     execute(con, "write/upsert_schema_hash", [wanted])
+
+
+def _base_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = fetch_dicts(con, "read/select_relations")
+    return {r["table_name"] for r in rows if r["table_type"] == "BASE TABLE"}
 
 
 @contextmanager

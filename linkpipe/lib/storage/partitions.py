@@ -57,7 +57,6 @@ CRAWL_TABLES = frozenset(
 SHARD_TABLES = frozenset(
     {
         "page_summaries",
-        "page_sentences",
         "page_text_links",
         "page_embeddings",
         "candidate_pairs",
@@ -71,6 +70,7 @@ SHARD_TABLES = frozenset(
 CONTENT_TABLES = {
     "page_html": "write/insert_page_html",
     "page_parses": "write/upsert_page_parses",
+    "text_sentences": "write/insert_text_sentences",
 }
 
 _BATCH_VIEW = "_linkpipe_batch"

@@ -174,8 +174,8 @@ def test_rows_read_for_the_kept_pairs_only_give_the_same_rows(tmp_path, fake_mod
     assert all(f.has_prose for f in facts.values())
     with open_db(db) as con:
         con.execute(
-            "UPDATE page_sentences SET block_kind = 'preformatted' WHERE crawl_id = 'c1' AND "
-            "url = ? AND block_kind <> 'heading'",
+            "UPDATE text_sentences SET block_kind = 'preformatted' WHERE block_kind <> 'heading' "
+            "AND text_key = (SELECT text_key FROM page_summaries WHERE crawl_id = 'c1' AND url = ?)",
             [source],
         )
         code_only = load_page_facts(con, "c1")

@@ -14,21 +14,22 @@ CRAWL = "c1"
 def _database(path: Path) -> Path:
     with open_db(path) as con:
         con.executemany(
-            "INSERT INTO page_summaries (crawl_id, shard, url, main_text) VALUES (?, ?, ?, ?)",
+            "INSERT INTO page_summaries (crawl_id, shard, url, main_text, text_key)"
+            " VALUES (?, ?, ?, ?, ?)",
             [
-                (CRAWL, 0, "https://s.test/a", "First line. Second one, linked."),
-                (CRAWL, 0, "https://s.test/b", None),
-                (CRAWL, 1, "https://s.test/c", "Only text."),
-                ("c0", 0, "https://s.test/a", "An older crawl's text."),
+                (CRAWL, 0, "https://s.test/a", "First line. Second one, linked.", "a1"),
+                (CRAWL, 0, "https://s.test/b", None, "b1"),
+                (CRAWL, 1, "https://s.test/c", "Only text.", "c1"),
+                ("c0", 0, "https://s.test/a", "An older crawl's text.", "a0"),
             ],
         )
         con.executemany(
-            "INSERT INTO page_sentences (crawl_id, shard, url, paragraph_idx, sentence_idx,"
-            " block_kind, start_offset, end_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO text_sentences (text_key, paragraph_idx, sentence_idx,"
+            " block_kind, start_offset, end_offset) VALUES (?, ?, ?, ?, ?, ?)",
             [
-                (CRAWL, 0, "https://s.test/a", 1, 1, "paragraph", 12, 32),
-                (CRAWL, 0, "https://s.test/a", 0, 0, "heading", 0, 11),
-                ("c0", 0, "https://s.test/a", 0, 0, "paragraph", 0, 22),
+                ("a1", 1, 1, "paragraph", 12, 32),
+                ("a1", 0, 0, "heading", 0, 11),
+                ("a0", 0, 0, "paragraph", 0, 22),
             ],
         )
         con.executemany(

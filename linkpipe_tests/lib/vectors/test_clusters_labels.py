@@ -100,15 +100,15 @@ def test_topic_clusters_stage_labels_from_titles_and_headings(tmp_path: Path):
                 [url, page.title],
             )
             con.execute(
-                "INSERT INTO page_summaries (crawl_id, shard, url, title, h1) "
-                "VALUES ('c1', 0, ?, ?, ?)",
-                [url, page.title, page.h1],
+                "INSERT INTO page_summaries (crawl_id, shard, url, title, h1, text_key) "
+                "VALUES ('c1', 0, ?, ?, ?, ?)",
+                [url, page.title, page.h1, f"key {url}"],
             )
             for n, heading in enumerate(page.headings):
                 con.execute(
-                    "INSERT INTO page_sentences (crawl_id, shard, url, paragraph_idx, "
-                    "sentence_idx, block_kind, sentence) VALUES ('c1', 0, ?, ?, 0, 'heading', ?)",
-                    [url, n, heading],
+                    "INSERT INTO text_sentences (text_key, paragraph_idx, sentence_idx, "
+                    "block_kind, sentence) VALUES (?, ?, 0, 'heading', ?)",
+                    [f"key {url}", n, heading],
                 )
             con.execute(
                 "INSERT INTO page_embeddings (crawl_id, shard, url, text_hash, model_id, "
