@@ -57,7 +57,10 @@ _NOT_PUBLISHED = frozenset(
 
 # tables kept by content key, as in the database: published after the crawl-keyed tables that
 # name their keys, with the statement named here (only the keys the copy lacks are copied)
-_BY_KEY = {"text_sentences": "write/publish_text_sentences"}
+_BY_KEY = {
+    "text_sentences": "write/publish_text_sentences",
+    "text_links": "write/publish_text_links",
+}
 
 # columns of published tables that only the pipeline's reuse reads (what a row was computed
 # from, the keys of its stored placements): published as NULL. They are hex digests that do
@@ -80,8 +83,8 @@ def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
     ``embedding_cache``), are never touched, but for ``parse_cache``: the parses of sentences
     that no kept crawl has (an edit leaves its old sentences' parses behind) and those of
     another parser than the installed one are deleted, and pages' HTML and crawler parses
-    (``page_html``, ``page_parses``, kept by content) and pages' sentences (``text_sentences``,
-    kept by text key) that no kept crawl has.
+    (``page_html``, ``page_parses``, kept by content) and pages' sentences and in-text links
+    (``text_sentences``, ``text_links``, kept by text key) that no kept crawl has.
     """
     pruned = crawls_beyond(con, keep)
     if not pruned:
@@ -97,7 +100,7 @@ def prune_crawls(con: duckdb.DuckDBPyConnection, keep: int) -> list[str]:
         execute(con, "write/delete_unused_parses", [parser, parser])
         execute(con, "write/delete_unused_page_html")
         execute(con, "write/delete_unused_page_parses")
-        execute(con, "write/delete_unused_text_sentences")
+        execute(con, "write/delete_unused_texts")
     return pruned
 
 

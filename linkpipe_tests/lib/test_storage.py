@@ -284,8 +284,8 @@ def test_partition_write_copies_chosen_rows_of_another_crawl(tmp_path):
             con, "c1", {"page_summaries": [_summary("a", "A"), _summary("b", "B")]}, shard=0
         )
         write_partition(con, "c1", {"page_summaries": [_summary("d", "D")]}, shard=1)
-        links = [{"url": "a", "anchor_text": "A."}]
-        write_partition(con, "c1", {"page_text_links": links}, shard=0)
+        vectors = [{"url": "a", "text_hash": "A.", "model_id": "m", "embedding": [1.0]}]
+        write_partition(con, "c1", {"page_embeddings": vectors}, shard=0)
         for _ in range(2):  # a re-run replaces the partition: no duplicates
             written = write_partition(
                 con,
@@ -294,15 +294,15 @@ def test_partition_write_copies_chosen_rows_of_another_crawl(tmp_path):
                 shard=0,
                 copied={
                     "page_summaries": CopiedRows("c1", ["a", "d", "zz"]),  # d: other shard
-                    "page_text_links": CopiedRows("c1", ["a"]),  # replaced though not computed
+                    "page_embeddings": CopiedRows("c1", ["a"]),  # replaced though not computed
                 },
             )
-        assert written == {"page_summaries": 2, "page_text_links": 1}
+        assert written == {"page_summaries": 2, "page_embeddings": 1}
         rows = con.execute(
             "SELECT crawl_id, shard, url, content_hash, main_text FROM page_summaries "
             "ORDER BY crawl_id, url"
         ).fetchall()
-        copied = con.execute("SELECT crawl_id, shard, url, anchor_text FROM page_text_links")
+        copied = con.execute("SELECT crawl_id, shard, url, text_hash FROM page_embeddings")
         assert copied.fetchall() == [("c1", 0, "a", "A."), ("c2", 0, "a", "A.")]
     assert rows == [
         ("c1", 0, "a", text_hash("A"), "A"),

@@ -1,7 +1,7 @@
 """Pages' sentences stored once by text key: crawls that keep a page's extraction share its
 rows, which the ``page_sentences`` view reads by crawl and URL; pruning deletes the keys no
 kept crawl names; the published copy holds the keys its crawls name; a file of earlier code
-moves its rows over and keeps every crawl's sentences."""
+moves its rows over and keeps every crawl's sentences; in-text links the same way."""
 
 from __future__ import annotations
 
@@ -99,27 +99,59 @@ def test_the_published_copy_holds_the_sentences_of_its_crawls_built_or_updated(t
     published.close()
 
 
-def test_a_file_of_earlier_code_moves_every_crawls_sentences_over(tmp_path):
+def test_a_file_of_earlier_code_moves_every_crawls_sentences_and_links_over(tmp_path):
     db = tmp_path / "old.duckdb"
     _crawls(db, {"c1": {"/a": "one two"}, "c2": {"/a": "one two", "/b": "three"}})
+    links = "SELECT crawl_id, shard, url, target_url, start_offset FROM page_text_links"
     with open_db(db) as con:
-        before = con.execute(VIEW).fetchall()
-        con.execute(  # as earlier code kept them: a table of rows by crawl, shard and page
-            f"CREATE TABLE old_sentences AS SELECT crawl_id, shard, url, {SENTENCE_COLUMNS} "
-            "FROM page_sentences"
-        )
-        con.execute("DROP VIEW page_sentences")
+        key = con.execute("SELECT text_key FROM page_summaries WHERE url = '/a' LIMIT 1")
+        link = {"text_key": key.fetchone()[0], "target_url": "/b", "start_offset": 4}
+        write_partition(con, "c2", {"text_links": [link]})  # as page_summaries adds it
+        before = con.execute(VIEW).fetchall(), con.execute(links + " ORDER BY ALL").fetchall()
+        assert before[1] == [("c1", 0, "/a", "/b", 4), ("c2", 0, "/a", "/b", 4)]
+        # as earlier code kept them: tables of rows by crawl, shard and page, no text keys
+        con.execute(f"CREATE TABLE old_s AS SELECT * EXCLUDE (sentence_idx) FROM ({VIEW})")
+        con.execute("ALTER TABLE old_s ADD COLUMN sentence_idx INTEGER DEFAULT 0")
+        con.execute(f"CREATE TABLE old_l AS {links}")
+        con.execute("ALTER TABLE old_l ADD COLUMN anchor_text VARCHAR")
+        con.execute("ALTER TABLE old_l ADD COLUMN end_offset INTEGER")
+        for view, table in (("page_sentences", "old_s"), ("page_text_links", "old_l")):
+            con.execute(f"DROP VIEW {view}")
+            con.execute(f"ALTER TABLE {table} RENAME TO {view}")
         con.execute("DROP TABLE text_sentences")
+        con.execute("DROP TABLE text_links")
         con.execute("ALTER TABLE page_summaries DROP COLUMN text_key")
-        con.execute("ALTER TABLE old_sentences RENAME TO page_sentences")
         con.execute("UPDATE linkpipe_schema SET sql_hash = 'older code'")
     with open_db(db) as con:
-        assert con.execute(VIEW).fetchall() == before
+        assert con.execute(links + " ORDER BY ALL").fetchall() == before[1]
+        assert [r[:4] + r[5:] for r in con.execute(VIEW).fetchall()] == [
+            r[:4] + r[5:] for r in before[0]
+        ]  # every sentence of every crawl (their index was not kept in this copy)
         keys = con.execute("SELECT crawl_id, url, text_key FROM page_summaries ORDER BY ALL")
         by_page = {(c, u): k for c, u, k in keys.fetchall()}
         assert len(set(by_page.values())) == 3 and None not in by_page.values()  # a crawl's own
         assert con.execute("SELECT count(*) FROM text_sentences").fetchone() == (5,)
+        assert con.execute("SELECT count(*) FROM text_links").fetchone() == (2,)
         kinds = con.execute(
-            "SELECT table_type FROM information_schema.tables WHERE table_name = 'page_sentences'"
+            "SELECT table_name, table_type FROM information_schema.tables "
+            "WHERE table_name IN ('page_sentences', 'page_text_links') ORDER BY ALL"
         )
-        assert kinds.fetchall() == [("VIEW",)]
+        assert kinds.fetchall() == [("page_sentences", "VIEW"), ("page_text_links", "VIEW")]
+
+
+def test_in_text_links_are_stored_once_by_key_and_pruned_with_their_last_crawl(tmp_path):
+    db = tmp_path / "s.duckdb"
+    _crawls(db, {"c1": {"/a": "one two", "/b": "x"}, "c2": {"/a": "one two"}})
+    with open_db(db) as con:
+        keys = dict(con.execute("SELECT url, text_key FROM page_summaries").fetchall())
+        for crawl_id in ("c1", "c2"):  # as each crawl's page_summaries adds them
+            rows = [{"text_key": keys[u], "target_url": "/c", "start_offset": 1} for u in keys]
+            write_partition(con, crawl_id, {"text_links": rows})
+        assert con.execute("SELECT count(*) FROM text_links").fetchone() == (2,)
+        links = "SELECT crawl_id, url, target_url FROM page_text_links ORDER BY ALL"
+        assert con.execute(links).fetchall() == [
+            ("c1", "/a", "/c"), ("c1", "/b", "/c"), ("c2", "/a", "/c")
+        ]  # fmt: skip
+        assert prune_crawls(con, 1) == ["c1"]
+        assert con.execute("SELECT count(*) FROM text_links").fetchone() == (1,)
+        assert con.execute(links).fetchall() == [("c2", "/a", "/c")]

@@ -1,8 +1,8 @@
 -- Everything a shard's candidate_pairs rows are computed from, folded into order-independent
 -- sums of row hashes (? = crawl_id, shard): the site's pages (summaries, embeddings,
--- indexability), its link edges, and the shard's sentences (by the text key that names them)
--- and in-text links. Two crawls whose figures are equal have the same candidate rows
--- (lib/stages/candidate_pairs.py, shard_inputs).
+-- indexability), its link edges, and the shard's sentences and in-text links (by the text key
+-- that names them: page_summaries.text_key). Two crawls whose figures are equal have the same
+-- candidate rows (lib/stages/candidate_pairs.py, shard_inputs).
 WITH p AS (SELECT ?::VARCHAR AS crawl_id, ?::INTEGER AS shard)
 SELECT
     (SELECT count(*) || ':' || coalesce(sum(hash(s.url, s.content_hash, s.title, s.h1,
@@ -17,7 +17,4 @@ SELECT
             l.anchor_text, l.position, l.nofollow)::HUGEINT), 0)
      FROM link_edges l JOIN p USING (crawl_id)) AS links,
     (SELECT count(*) || ':' || coalesce(sum(hash(t.url, t.text_key)::HUGEINT), 0)
-     FROM page_summaries t JOIN p USING (crawl_id, shard)) AS sentences,
-    (SELECT count(*) || ':' || coalesce(sum(hash(x.url, x.target_url, x.anchor_text,
-            x.start_offset, x.end_offset)::HUGEINT), 0)
-     FROM page_text_links x JOIN p USING (crawl_id, shard)) AS text_links;
+     FROM page_summaries t JOIN p USING (crawl_id, shard)) AS texts;

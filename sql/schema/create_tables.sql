@@ -140,10 +140,11 @@ CREATE TABLE IF NOT EXISTS page_summaries (
 -- rows have none and are extracted again once.
 ALTER TABLE page_summaries ADD COLUMN IF NOT EXISTS extractor VARCHAR;
 
--- The digest of what the page's sentences were extracted from (lib/stages/page_summaries.py,
--- text_key: URL, HTML, extractor): the key of its rows in text_sentences, which every crawl
--- that keeps the page's extraction shares. Rows of earlier code got a key of their own crawl
--- when their page_sentences rows moved there (schema/migrate_page_sentences.sql).
+-- The digest of what the page's sentences and in-text links were extracted from
+-- (lib/stages/page_summaries.py, text_key: URL, HTML, extractor): the key of its rows in
+-- text_sentences and text_links, which every crawl that keeps the page's extraction shares.
+-- Rows of earlier code got a key of their own crawl when their page_sentences and
+-- page_text_links rows moved there (schema/migrate_page_sentences.sql, _text_links.sql).
 ALTER TABLE page_summaries ADD COLUMN IF NOT EXISTS text_key VARCHAR;
 
 -- The sentences of pages' main texts, stored once by text_key (not a partition: kept while a
@@ -159,13 +160,13 @@ CREATE TABLE IF NOT EXISTS text_sentences (
     sentence VARCHAR
 );
 
-CREATE TABLE IF NOT EXISTS page_text_links (
-    crawl_id VARCHAR NOT NULL,
-    shard INTEGER NOT NULL,
-    url VARCHAR NOT NULL,
+-- The links inside pages' main texts, stored once by text_key as text_sentences are (read by
+-- crawl and URL through the page_text_links view).
+CREATE TABLE IF NOT EXISTS text_links (
+    text_key VARCHAR NOT NULL,
     target_url VARCHAR,
     anchor_text VARCHAR,
-    start_offset INTEGER,
+    start_offset INTEGER,      -- character offsets into page_summaries.main_text
     end_offset INTEGER
 );
 

@@ -1,7 +1,8 @@
 -- A file of earlier code kept a page_sentences row per crawl, shard, page and sentence: its
--- rows move to text_sentences under a key of their own crawl and page (each crawl's rows kept
--- as they were; a later crawl that keeps a page's extraction shares its key), and the table
--- gives way to the page_sentences view. Run once, in one transaction, before the schema.
+-- rows move to text_sentences under the page's text_key (for rows of earlier code, a key of
+-- their own crawl and page: each crawl's rows kept as they were; a later crawl that keeps a
+-- page's extraction shares its key), and the table gives way to the view of the same name.
+-- Run once, in one transaction, before the schema.
 BEGIN TRANSACTION;
 ALTER TABLE page_summaries ADD COLUMN IF NOT EXISTS text_key VARCHAR;
 CREATE TABLE IF NOT EXISTS text_sentences (

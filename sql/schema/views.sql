@@ -24,6 +24,11 @@ SELECT s.crawl_id, s.shard, s.url, t.paragraph_idx, t.sentence_idx, t.block_kind
        t.start_offset, t.end_offset, t.sentence
 FROM page_summaries s JOIN text_sentences t ON t.text_key = s.text_key;
 
+-- The links inside each crawl's pages' main texts, stored once by text_key in text_links.
+CREATE OR REPLACE VIEW page_text_links AS
+SELECT s.crawl_id, s.shard, s.url, t.target_url, t.anchor_text, t.start_offset, t.end_offset
+FROM page_summaries s JOIN text_links t ON t.text_key = s.text_key;
+
 CREATE OR REPLACE VIEW v_crawl_runs AS
 -- Every registered crawl with how its run went; a crawl started from the Dagster UI has no
 -- run record until its graph completes ('registered').

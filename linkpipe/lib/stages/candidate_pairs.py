@@ -281,8 +281,9 @@ def shard_inputs(
     """(the shard's digest, its site context's digest, the crawl's settings as canonical
     JSON). The shard's digest: everything its candidate rows are computed from: the site's
     pages, embeddings, indexability and links and the shard's sentences and in-text links
-    (sums of row hashes, ``select_candidate_inputs.sql``), the crawl's settings, the model,
-    ``k`` and the code of ``linkpipe.lib``; the rows are a deterministic function of these.
+    (sums of row hashes, the texts by their keys: ``select_candidate_inputs.sql``), the
+    crawl's settings, the model, ``k`` and the code of ``linkpipe.lib``; the rows are a
+    deterministic function of these.
     The site context's: the site-level figures among them and the digest of the site
     models' inputs."""
     config = stored_config_text(db_path, crawl_id)

@@ -12,12 +12,13 @@ the cleaned title, so the reuse key is:
     lxml and jusText)
 
 (the clean title compared with the previous row's stored ``title``). With the key equal, recomputing
-gives byte-identical rows of all three tables, so reuse changes cost, never results.
+gives byte-identical rows, so reuse changes cost, never results.
 
-The sentences are not copied: they are stored once by the page's :func:`text_key` (URL, HTML
-and extractor: all they are extracted from) in ``text_sentences``, which the copied
-``page_summaries`` row names, and read as the ``page_sentences`` view. A page extracted again
-whose key is stored (its title changed, or it came back) adds none.
+The sentences and in-text links are not copied: they are stored once by the page's
+:func:`text_key` (URL, HTML and extractor: all they are extracted from) in ``text_sentences``
+and ``text_links``, which the copied ``page_summaries`` row names, and read as the
+``page_sentences`` and ``page_text_links`` views. A page extracted again whose key is stored
+(its title changed, or it came back) adds none.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class SummaryRow(TypedDict):
     word_count: int
     extraction_error: str | None
     extractor: str  # extractor_digest() of the code that made the row
-    text_key: str  # text_key(): the key of the page's text_sentences rows
+    text_key: str  # text_key(): the key of the page's text_sentences and text_links rows
 
 
 class SentenceRow(TypedDict):
@@ -74,9 +75,10 @@ class SentenceRow(TypedDict):
 
 
 class TextLinkRow(TypedDict):
-    """One ``page_text_links`` row: a link inside the main text."""
+    """One ``text_links`` row: a link inside the main text (read by crawl and URL as the
+    ``page_text_links`` view)."""
 
-    url: str
+    text_key: str
     target_url: str
     anchor_text: str
     start_offset: int
@@ -85,14 +87,13 @@ class TextLinkRow(TypedDict):
 
 @dataclass
 class ShardText:
-    """The rows of one shard's three tables."""
+    """The rows one shard writes: its pages' summaries, sentences and in-text links."""
 
     summaries: list[SummaryRow] = field(default_factory=list)
     sentences: list[SentenceRow] = field(default_factory=list)
     text_links: list[TextLinkRow] = field(default_factory=list)
 
 
-SUMMARY_TABLES = ("page_summaries", "page_text_links")  # copied for the pages that keep rows
 
 
 @dataclass
@@ -116,7 +117,7 @@ def materialize_page_summaries(db_path: str | Path, crawl_id: str, shard: int) -
     for n, page in enumerate(plan.recompute, start=1):
         add_page_text(text, page, plan.affixes)
         progress.report(f"summaries shard {shard}", n, len(plan.recompute))
-    copied = {t: CopiedRows(plan.previous, plan.reused) for t in SUMMARY_TABLES if plan.previous}
+    copied = {"page_summaries": CopiedRows(plan.previous, plan.reused)} if plan.previous else {}
     with open_db(db_path) as con:
         written = write_partition(
             con,
@@ -124,7 +125,7 @@ def materialize_page_summaries(db_path: str | Path, crawl_id: str, shard: int) -
             {
                 "page_summaries": text.summaries,
                 "text_sentences": text.sentences,
-                "page_text_links": text.text_links,
+                "text_links": text.text_links,
             },
             shard=shard,
             copied=copied,
@@ -150,8 +151,9 @@ def extractor_digest() -> str:
 
 
 def text_key(url: str, content_hash: str | None, has_html: bool, extractor: str) -> str:
-    """The key of a page's ``text_sentences`` rows: the digest of everything they are
-    extracted from (the page's URL, its stored HTML and the extraction code)."""
+    """The key of a page's ``text_sentences`` and ``text_links`` rows: the digest of
+    everything they are extracted from (the page's URL, its stored HTML and the extraction
+    code)."""
     parts = ("text", url, content_hash or "", "html" if has_html else "no html", extractor)
     return text_hash("\x1f".join(parts))
 
@@ -219,7 +221,7 @@ def add_page_text(text: ShardText, page: Mapping[str, Any], affixes: set[str]) -
     ]
     text.text_links += [
         TextLinkRow(
-            url=url,
+            text_key=key,
             target_url=_normalize(link.target_url, url),
             anchor_text=link.anchor_text,
             start_offset=link.start,

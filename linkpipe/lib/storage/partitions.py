@@ -57,7 +57,6 @@ CRAWL_TABLES = frozenset(
 SHARD_TABLES = frozenset(
     {
         "page_summaries",
-        "page_text_links",
         "page_embeddings",
         "candidate_pairs",
         "candidate_inputs",
@@ -71,6 +70,7 @@ CONTENT_TABLES = {
     "page_html": "write/insert_page_html",
     "page_parses": "write/upsert_page_parses",
     "text_sentences": "write/insert_text_sentences",
+    "text_links": "write/insert_text_links",
 }
 
 _BATCH_VIEW = "_linkpipe_batch"

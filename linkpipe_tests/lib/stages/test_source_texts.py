@@ -33,12 +33,9 @@ def _database(path: Path) -> Path:
             ],
         )
         con.executemany(
-            "INSERT INTO page_text_links (crawl_id, shard, url, target_url, start_offset,"
-            " end_offset) VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (CRAWL, 0, "https://s.test/a", "https://s.test/c", 25, 31),
-                (CRAWL, 0, "https://s.test/a", "https://s.test/b", 12, 18),
-            ],
+            "INSERT INTO text_links (text_key, target_url, start_offset, end_offset)"
+            " VALUES (?, ?, ?, ?)",
+            [("a1", "https://s.test/c", 25, 31), ("a1", "https://s.test/b", 12, 18)],
         )
     return path
 
