@@ -678,3 +678,28 @@ def test_a_stream_of_frames_with_untyped_and_missing_columns_is_written_in_order
             write_partition(con, "c1", {"whatif_pages": iter(bad)})
         kept = con.execute("SELECT url FROM whatif_pages ORDER BY url").fetchall()
     assert kept == [("/a",), ("/b",), ("/c",), ("/d",)]  # the earlier partition stays whole
+
+
+def test_rows_with_lists_and_bytes_are_written_at_the_tables_types(tmp_path):
+    """Row mappings' list and bytes columns go through Arrow at the table's types (polars
+    infers them value by value); a value Arrow refuses is left to polars' inference and the
+    insert's cast, as before."""
+    rows = [
+        {"source_url": "/a", "digest": "d", "name_keys": ["x", "y"], "gate_sims": b"\x00\x01",
+         "lexical_next_partials": [0.5, 1], "lexical_cut": 2},
+        {"source_url": "/b", "digest": "e", "name_keys": [], "gate_hits": None},
+        {"source_url": "/c", "digest": "f", "name_keys": [1, 2]},  # not strings: inferred
+    ]  # fmt: skip
+    with open_db(tmp_path / "t.duckdb") as con:
+        assert write_partition(con, "c1", {"candidate_sources": rows}, shard=0) == {
+            "candidate_sources": 3
+        }
+        got = con.execute(
+            "SELECT source_url, name_keys, gate_sims, lexical_next_partials, lexical_cut, "
+            "gate_hits FROM candidate_sources ORDER BY source_url"
+        ).fetchall()
+    assert got == [
+        ("/a", ["x", "y"], b"\x00\x01", [0.5, 1.0], 2.0, None),
+        ("/b", [], None, None, None, None),
+        ("/c", ["1", "2"], None, None, None, None),
+    ]
