@@ -9,9 +9,9 @@ import re
 import charset_normalizer
 from w3lib.encoding import (
     html_body_declared_encoding,
-    html_to_unicode,
     http_content_type_encoding,
     read_bom,
+    to_unicode,
 )
 
 
@@ -58,19 +58,21 @@ def _utf32_text(body: bytes) -> str | None:
 
 
 def decode_body(body: bytes, content_type_header: str = "") -> tuple[str, str]:
-    """Decode an HTML body the way browsers do (w3lib): BOM (UTF-32's too), then the header's
-    charset, then ``<meta>``/XML declaration, then UTF-8 if it decodes, then detection;
-    latin-1 and ASCII labels read as windows-1252. Returns ``(text, charset name)``."""
+    """Decode an HTML body the way browsers do (w3lib's parts): BOM (UTF-32's too), then the
+    header's charset, then ``<meta>``/XML declaration, then UTF-8 if it decodes, then
+    detection; latin-1 and ASCII labels read as windows-1252. Returns ``(text, charset
+    name)``. (``html_to_unicode`` did this with a default encoding and our detection, which
+    w3lib 2.6 deprecates.)"""
     utf32 = _utf32_text(body)
     if utf32 is not None:
         return utf32, "utf-32"
-    if (
-        http_content_type_encoding(content_type_header) is None
-        and read_bom(body)[0] is None
-        and (html_body_declared_encoding(body) or "").startswith(("utf-16", "utf-32"))
-    ):
-        content_type_header = "text/html; charset=utf-8"  # such a <meta> is ASCII, not UTF-16
-    codec, text = html_to_unicode(
-        content_type_header, body, default_encoding="utf-8", auto_detect_fun=_detect_charset
-    )
-    return text, _charset_name(codec)
+    codec, mark = read_bom(body)
+    if codec is not None and mark is not None:
+        return to_unicode(body[len(mark) :], codec), _charset_name(codec)
+    codec = http_content_type_encoding(content_type_header)
+    if codec is None:
+        codec = html_body_declared_encoding(body)
+        if codec and codec.startswith(("utf-16", "utf-32")):
+            codec = "utf-8"  # such a <meta> is ASCII, not UTF-16
+    codec = codec or _detect_charset(body) or "utf-8"
+    return to_unicode(body, codec), _charset_name(codec)
