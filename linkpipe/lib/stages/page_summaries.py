@@ -94,8 +94,6 @@ class ShardText:
     text_links: list[TextLinkRow] = field(default_factory=list)
 
 
-
-
 @dataclass
 class ReusePlan:
     """The shard's pages split by the reuse key: rows to copy from ``previous``, pages to

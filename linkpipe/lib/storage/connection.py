@@ -185,6 +185,7 @@ _MIGRATIONS = {
 
 
 def _base_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The names of the open file's tables (not views)."""
     rows = fetch_dicts(con, "read/select_relations")
     return {r["table_name"] for r in rows if r["table_type"] == "BASE TABLE"}
 
