@@ -55,12 +55,9 @@ _NOT_PUBLISHED = frozenset(
     }
 )
 
-# tables kept by content key, as in the database: published after the crawl-keyed tables that
-# name their keys, with the statement named here (only the keys the copy lacks are copied)
-_BY_KEY = {
-    "text_sentences": "write/publish_text_sentences",
-    "text_links": "write/publish_text_links",
-}
+# tables kept by text key, as in the database: published after page_summaries, which names
+# their keys (write/publish_by_text_key.sql: only the keys the copy lacks are copied)
+_BY_KEY = frozenset({"text_sentences", "text_links"})
 
 # columns of published tables that only the pipeline's reuse reads (what a row was computed
 # from, the keys of its stored placements): published as NULL. They are hex digests that do
@@ -205,7 +202,7 @@ def _publish_table(con: duckdb.DuckDBPyConnection, table: str, update: bool) -> 
             con.execute(load_sql("write/delete_published_table").format(table=table))
         return
     if table in _BY_KEY:
-        execute(con, _BY_KEY[table])
+        con.execute(load_sql("write/publish_by_text_key").format(table=table))
         return
     crawl_keyed = table in CRAWL_TABLES | SHARD_TABLES | {"crawls"}
     left = BOOKKEEPING_COLUMNS.get(table)

@@ -144,8 +144,7 @@ ALTER TABLE page_summaries ADD COLUMN IF NOT EXISTS extractor VARCHAR;
 -- (lib/stages/page_summaries.py, text_key: URL, HTML, extractor): the key of its rows in
 -- text_sentences and text_links, which every crawl that keeps the page's extraction shares.
 -- Rows of earlier code got a key of their own crawl when their page_sentences and
--- page_text_links rows moved there (schema/migrate_page_sentences.sql and
--- schema/migrate_page_text_links.sql).
+-- page_text_links rows moved there (schema/migrate_page_texts.sql).
 ALTER TABLE page_summaries ADD COLUMN IF NOT EXISTS text_key VARCHAR;
 
 -- The sentences of pages' main texts, stored once by text_key (not a partition: kept while a

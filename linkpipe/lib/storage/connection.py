@@ -169,19 +169,12 @@ def _ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     with suppress(duckdb.CatalogException):
         if [r["sql_hash"] for r in fetch_dicts(con, "read/select_schema_hash")] == [wanted]:
             return
-    old = _base_tables(con) & set(_MIGRATIONS)  # a file of code before the texts by key
-    for table in sorted(old):
-        execute(con, _MIGRATIONS[table])
+    texts_by_page = "page_sentences" in _base_tables(con)  # code before the texts by key
     execute(con, "schema/create_tables")
+    if texts_by_page:
+        execute(con, "schema/migrate_page_texts")
     execute(con, "schema/views")
     execute(con, "write/upsert_schema_hash", [wanted])
-
-
-# tables of earlier code that became views, and the statements that move their rows over
-_MIGRATIONS = {
-    "page_sentences": "schema/migrate_page_sentences",
-    "page_text_links": "schema/migrate_page_text_links",
-}
 
 
 def _base_tables(con: duckdb.DuckDBPyConnection) -> set[str]:

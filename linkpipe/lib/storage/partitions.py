@@ -65,12 +65,13 @@ SHARD_TABLES = frozenset(
 )
 
 # tables keyed by content and shared by crawls (not partitions): a write adds rows with the
-# statement named here, in the partition's transaction; rows go only when no crawl has them
+# statement named here ({table}: the table), in the partition's transaction; rows go only when
+# no crawl has them
 CONTENT_TABLES = {
     "page_html": "write/insert_page_html",
     "page_parses": "write/upsert_page_parses",
-    "text_sentences": "write/insert_text_sentences",
-    "text_links": "write/insert_text_links",
+    "text_sentences": "write/insert_by_text_key",
+    "text_links": "write/insert_by_text_key",
 }
 
 _BATCH_VIEW = "_linkpipe_batch"
@@ -231,7 +232,7 @@ def _add_content(con: duckdb.DuckDBPyConnection, table: str, rows: PartitionRows
     columns = table_columns(con, table)
     stream = _TableStream(con, table, columns, (b for b in _as_frames(rows, columns) if b.height))
     con.register(_CONTENT_VIEW, stream.reader())
-    execute(con, CONTENT_TABLES[table])
+    con.execute(load_sql(CONTENT_TABLES[table]).format(table=table))
     con.unregister(_CONTENT_VIEW)
     return stream.count
 
