@@ -6,7 +6,8 @@ deep retrieval reads the hits, and what it reads of the targets the source's tex
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,10 +19,10 @@ from linkpipe.lib.links.retrieval import (
     MIN_MENTION_PROBABILITY,
     CandidateLimits,
     Searched,
-    other_targets,
 )
 from linkpipe.lib.links.site_context import SiteContext
 from linkpipe.lib.text.mentions import Mention
+from linkpipe.lib.text.name_arrays import NameArrays
 from linkpipe.lib.vectors.ann import AnnIndex
 
 
@@ -70,13 +71,13 @@ def gate_digest(
     qi: int,
     src: SourceText,
     page: str,
-    named: Mapping[str, Mention],
+    keys: Sequence[str],
     ann: AnnIndex,
     limits: CandidateLimits,
 ) -> GateRead:
     """The gate digest of the ``qi``-th source of a search with its hits' similarities (see
-    :mod:`source_gate`), ``page``: the digest of its stored facts, ``named``: the targets its text
-    names (:func:`named_by_keys`)."""
+    :mod:`source_gate`), ``page``: the digest of its stored facts, ``keys``: the name keys its
+    text holds (:func:`name_keys`)."""
     source = found.sources[qi]
     h = hashlib.sha1(f"{salt}|{source}={page}|{source_key(src)}".encode("utf-8", "surrogatepass"))
     all_sims, all_ids = found.hits(qi)
@@ -88,7 +89,7 @@ def gate_digest(
     linked = site.content_links.get(source, set())
     lexical = sorted(t for t in found.lexical[qi] if t in linked)  # the others: in names_read
     h.update(repr((hits, depth == len(all_ids), lexical)).encode())
-    h.update(names_read(site, source, named, found.lexical[qi], limits))
+    h.update(names_read(site, source, keys, found.lexical[qi], limits))
     lists = found.lists[qi] if found.lists else None
     text = hashlib.sha1(f"{salt}|{source_key(src)}".encode("utf-8", "surrogatepass"))
     read = (h.hexdigest()[:32], tuple(urls), sims.tobytes(), len(all_ids), lists)
@@ -121,34 +122,45 @@ def read_depth(
 def names_read(
     site: SiteContext,
     source: str,
-    named: Mapping[str, Mention],
+    keys: Iterable[str],
     lexical: list[str],
     limits: CandidateLimits,
 ) -> bytes:
-    """What retrieval and the rows read of the source's names, encoded for the gate digest:
-    the best name of each target (key, phrase, kind), whether the target has a vector,
-    whether it is strong enough to be found (in the targets' order), and the targets
-    :func:`~retrieval.other_targets` adds (the first unlinked TF-IDF neighbours and the
-    strongest names, as a set). A mention's part is encoded once per site context (a source
-    names ~130 targets, and the site's sources name the same ones over and over)."""
-    best = b"".join(_mention_part(site, t, named[t]) for t in sorted(named))
-    return best + repr(sorted(other_targets(site, source, lexical, dict(named), limits))).encode()
+    """What retrieval and the rows read of the names the source's text holds (``keys``, as
+    :func:`name_keys` gives them), encoded for the gate digest: the best name of each target
+    (key, phrase, kind), whether the target has a vector, whether it is strong enough to be
+    found (in the targets' order), and the targets :func:`~retrieval.other_targets` adds (the
+    first unlinked TF-IDF neighbours and the strongest names, as a set): the targets and names
+    of :func:`named_by_keys`, picked on the name index's arrays (a source names ~130 targets;
+    a target's part is encoded once per site context)."""
+    names = site.name_arrays()
+    best = names.best(keys, exclude=source)
+    linked = site.content_links.get(source, set())
+    extra = [t for t in lexical if t != source and t not in linked][: limits.k_lexical]
+    strong = best[names.probability[best] >= MIN_MENTION_PROBABILITY]
+    ranked = strong[np.argsort(-names.probability[strong], kind="stable")]  # then by URL
+    found = (names.urls[names.targets[pair]] for pair in ranked.tolist())
+    extra += itertools.islice((t for t in found if t not in linked), limits.k_mention)
+    return _pair_parts(site, names, best).tobytes() + repr(sorted(extra)).encode()
 
 
-MENTION_PARTS = 200_000  # parts held at most (~30 MB); then they are made again
+def _pair_parts(site: SiteContext, names: NameArrays, pairs: np.ndarray) -> np.ndarray:
+    """The parts of ``pairs`` in :func:`names_read`: the digest of each pair's target, name
+    key, phrase and kind, whether the target has a vector and whether the name is strong
+    enough to be found (16 bytes a pair; made once per site context, when first read)."""
+    held = site.name_parts
+    if len(held) != len(names.mentions):
+        held = site.name_parts = np.zeros((len(names.mentions), PART_BYTES), dtype=np.uint8)
+        site.name_parts_made = np.zeros(len(names.mentions), dtype=bool)
+    for pair in pairs[~site.name_parts_made[pairs]].tolist():
+        mention = names.mentions[pair]
+        t, strong = mention.target, mention.probability >= MIN_MENTION_PROBABILITY
+        text = repr((t, mention.key, mention.phrase, mention.kind, t in site.row_of, strong))
+        digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()[:PART_BYTES]
+        held[pair] = np.frombuffer(digest, dtype=np.uint8)
+        site.name_parts_made[pair] = True
+    parts: np.ndarray = held[pairs]
+    return parts
 
 
-def _mention_part(site: SiteContext, t: str, mention: Mention) -> bytes:
-    """Target ``t``'s part of :func:`names_read`, named by ``mention`` (memoized by the
-    mention: the name index hands out one object per name and target, see
-    ``MentionIndex.named_by``)."""
-    held = site.mention_parts.get((t, mention.key))
-    if held is not None and held[0] is mention:
-        return held[1]
-    strong = mention.probability >= MIN_MENTION_PROBABILITY
-    part = repr((t, mention.key, mention.phrase, mention.kind, t in site.row_of, strong))
-    encoded = part.encode("utf-8", "surrogatepass") + b"\n"
-    if len(site.mention_parts) >= MENTION_PARTS:
-        site.mention_parts.clear()
-    site.mention_parts[(t, mention.key)] = (mention, encoded)
-    return encoded
+PART_BYTES = 16

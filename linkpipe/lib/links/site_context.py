@@ -19,7 +19,7 @@ from linkpipe.lib.links.anchors import (
 from linkpipe.lib.links.edge_set import EdgeSet
 from linkpipe.lib.links.site_models import SiteModels, SitePage, build_site_models, page_names
 from linkpipe.lib.text.lexical import phrase_key
-from linkpipe.lib.text.mentions import Mention
+from linkpipe.lib.text.name_arrays import NameArrays
 from linkpipe.lib.text.tfidf import row_cosines
 
 SINGLE_WORD_ANCHOR_PROBABILITY = 0.3  # a one-word name is an anchor when linked this often
@@ -58,8 +58,19 @@ class SiteContext:
         self._profiles: dict[str, TargetProfile] = {}
         self._target_keys: dict[tuple[str, bool], str] = {}
         self._names_digests: dict[str, str] = {}
-        # (target, name key) -> (mention, its part of a gate digest): see source_gate
-        self.mention_parts: dict[tuple[str, str], tuple[Mention, bytes]] = {}
+        self._name_arrays: NameArrays | None = None
+        # each name pair's part of a gate digest and whether it is made yet, by pair (see
+        # gate_reads.names_read)
+        self.name_parts = np.zeros((0, 0), dtype=np.uint8)
+        self.name_parts_made = np.zeros(0, dtype=bool)
+
+    def name_arrays(self) -> NameArrays:
+        """The name index's pairs as arrays, made again when its counts changed (the
+        parts of :attr:`name_parts` with them)."""
+        if self._name_arrays is None or self._name_arrays.version != self.mentions.version:
+            self._name_arrays = NameArrays.of(self.mentions)
+            self.name_parts = np.zeros((0, 0), dtype=np.uint8)
+        return self._name_arrays
 
     def names(self, page: SitePage) -> list[tuple[str, str]]:
         """The phrases that name a page: title, H1 and the anchors other pages use for it."""

@@ -251,27 +251,28 @@ def _through_gate(
     source = found.sources[qi]
     page = pages.get(source, "")
 
-    def read_of(named: Mapping[str, Mention]) -> GateRead:
-        return gate_digest(gate.salt, site, found, qi, src, page, named, ann, gate.limits)
+    def read_of(keys: list[str]) -> GateRead:
+        return gate_digest(gate.salt, site, found, qi, src, page, keys, ann, gate.limits)
 
     known = gate.known_keys(source, site, src)
     if known is not None:
-        named = named_by_keys(site, source, known)
-        read = read_of(named)
+        read = read_of(known)
         if gate.passes(source, read):
             if known != gate.keys.get(source):
                 gate.rekeyed[source] = gate.stored(read, known)
             else:
                 gate.searched_again(source, read, known)
             return None
-        if gate.digests.get(source) == read.digest:
-            return known, named, read  # the text its keys were stored for
-        # a source in the reach of added names had its keys looked up from its text already,
-        # and one whose text is the one they were looked up in holds them (less names gone)
-        if source in gate.names.reach or gate.texts.get(source) == read.text:
-            return known, named, read
+        # the text its keys were stored for; a source in the reach of added names had its
+        # keys looked up from its text already, and one whose text is the one they were
+        # looked up in holds them (less names gone)
+        if (
+            gate.digests.get(source) == read.digest
+            or source in gate.names.reach
+            or gate.texts.get(source) == read.text
+        ):
+            return known, named_by_keys(site, source, known), read
     keys = name_keys(site, src)
     if keys != known:  # the names looked up and digested above are not its text's
-        named = named_by_keys(site, source, keys)
-        read = read_of(named)
-    return keys, named, read
+        read = read_of(keys)
+    return keys, named_by_keys(site, source, keys), read

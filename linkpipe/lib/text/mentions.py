@@ -84,6 +84,7 @@ class MentionIndex:
         # each name's mentions with their probabilities (:meth:`named_by`); emptied by counting
         self._named: dict[Key, list[tuple[float, Mention]]] = {}
         self._keys: dict[Key, Key] | None = None  # each key of :attr:`targets` to itself
+        self.version = 0  # counts the changes of names and counts (see NameArrays)
         self._add_names(names, stop_stems, keys or {})
         for url, stems in texts:
             self.count_page(url, stems, content_links.get(url, set()))
@@ -112,6 +113,7 @@ class MentionIndex:
     def _index_key(self, key: Key) -> None:
         """Make ``key`` (a key of :attr:`targets`) findable by :meth:`keys_in`."""
         self._keys = None
+        self.version += 1
         self.lengths[key[0]].add(len(key))
         if len(key) > 1:
             self.openings.add((key[0], key[1]))
@@ -133,6 +135,7 @@ class MentionIndex:
         or went, counted as their previous version was). Keys and URLs are stored as this
         index holds them (counts made in another process bring copies of every string)."""
         self._named.clear()
+        self.version += 1
         for key, n in counts.mentioned_by.items():
             self.mentioned_by[self._key(key)] += sign * n
         for (key, target), n in counts.linked_by.items():
@@ -182,6 +185,7 @@ class MentionIndex:
             if is_self:
                 index.self_mentions.add((key, url))
         index._named.clear()
+        index.version += 1
         return index
 
     @classmethod
@@ -295,11 +299,11 @@ class MentionIndex:
         skip = set(exclude)
         best: dict[str, Mention] = {}
         for key in sorted(keys, key=lambda k: (-len(k), k)):
-            for p, mention in self.named_by(key):
+            for _, mention in self.named_by(key):
                 target = mention.target
                 if target in skip:
                     continue
-                if target not in best or p > best[target].probability:
+                if target not in best or mention.probability > best[target].probability:
                     best[target] = mention
         return best
 

@@ -1,5 +1,6 @@
 """The gate that copies a source before retrieval: only when nothing its rows read changed."""
 
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -30,6 +31,7 @@ from linkpipe.lib.links.source_gate import (
     SourceGate,
     retrieve_ungated,
 )
+from linkpipe.lib.text.mentions import MentionCounts
 from linkpipe.lib.vectors.ann import AnnIndex, build_index
 
 WORDS = "raster vector layer colour balance brush mask gdal filter curve".split()
@@ -91,21 +93,19 @@ def test_the_gate_digest_reads_hits_names_and_text() -> None:
     assert keys == ["raster guid 0", "vector guid 1"]  # the titles it holds, as stems
 
     def digest(text: SourceText = src, names: list[str] = keys, page: str = "f") -> str:
-        named = named_by_keys(site, "/p0", names)
-        return gate_digest("salt", site, found, 0, text, page, named, ann, limits).digest
+        return gate_digest("salt", site, found, 0, text, page, names, ann, limits).digest
 
     assert digest() == digest()
     assert digest(names=keys[:1]) != digest()  # another name named
     assert digest(page="g") != digest()  # its stored facts
     other = SourceText("Use the raster guide 0 and the vector guide 1!", [(0, 0, 46, "paragraph")])
     assert digest(text=other) != digest()  # its text
-    named = named_by_keys(site, "/p0", keys)
-    before = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    before = gate_digest("salt", site, found, 0, src, "f", keys, ann, limits)
     assert before.hits == tuple(ann.urls[i] for i in found.ids[0][: len(before.hits)])
     assert np.frombuffer(before.sims, np.float32).tolist() == found.sims[0][:4].tolist()
     # a hit's similarity is beside the digest, hit by hit
     found.sims[0][2] += 1e-6
-    moved = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    moved = gate_digest("salt", site, found, 0, src, "f", keys, ann, limits)
     assert moved.digest == before.digest and moved.moved(before.sims) == [before.hits[2]]
     assert before.moved(before.sims) == []
     # of the TF-IDF neighbours, the first k_lexical unlinked ones and the linked ones are read
@@ -114,8 +114,7 @@ def test_the_gate_digest_reads_hits_names_and_text() -> None:
 
     def lexical(order: list[str]) -> str:
         found.lexical[0] = order
-        named = named_by_keys(linked, "/p0", keys)
-        return gate_digest("salt", linked, found, 0, src, "f", named, ann, few).digest
+        return gate_digest("salt", linked, found, 0, src, "f", keys, ann, few).digest
 
     read = lexical(["/p0", "/p5", "/p6", "/p7", "/p8", "/p9"])
     assert lexical(["/p0", "/p5", "/p6", "/p8", "/p9", "/p7"]) == read  # /p7, /p8 unread
@@ -126,7 +125,7 @@ def test_the_gate_digest_reads_hits_names_and_text() -> None:
     assert lexical(["/p0", "/p5", "/p6", "/p7", "/p8"]) != read  # the linked one
     # a hit that falls below the minimum similarity changes what is read: the digest
     found.sims[0][2] = -2.0
-    below = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    below = gate_digest("salt", site, found, 0, src, "f", keys, ann, limits)
     assert below.digest != before.digest
 
 
@@ -136,15 +135,15 @@ def test_a_touched_page_moving_among_the_hits_read_changes_the_digest_of_no_othe
     ann = build_index(site.vectors, [p.url for p in site.pages])
     found = search(site, ["/p0"], ann, limits)
     src = text()
-    named = named_by_keys(site, "/p0", name_keys(site, src))
-    before = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    keys = name_keys(site, src)
+    before = gate_digest("salt", site, found, 0, src, "f", keys, ann, limits)
     assert len(before.hits) == 4  # the source itself and its three nearest pages
     # the page third in the hits is edited: it becomes the nearest after the source
     sims, ids = found.sims[0], found.ids[0]
     edited = before.hits[2]
     sims[[1, 2, 3]] = [sims[1] + 0.01, sims[1], sims[3]]
     ids[[1, 2, 3]] = [ids[2], ids[1], ids[3]]
-    after = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    after = gate_digest("salt", site, found, 0, src, "f", keys, ann, limits)
     assert after.hits == (before.hits[0], edited, before.hits[1], before.hits[3])
     assert after.digest == before.digest  # the same pages read, in another order
     # compared by place, every page between its old and new place moved; by page, only it
@@ -161,7 +160,7 @@ def test_a_touched_page_moving_among_the_hits_read_changes_the_digest_of_no_othe
     assert not gate.passes("/p0", after) and gate.touched == {"/p0": frozenset({edited})}
     # an untouched page that moved is found, whatever its place
     sims[2] += 1e-6
-    again = gate_digest("salt", site, found, 0, src, "f", named, ann, limits)
+    again = gate_digest("salt", site, found, 0, src, "f", keys, ann, limits)
     assert again.moved(before.sims, before.hits) == [edited, before.hits[1]]
 
 
@@ -181,7 +180,7 @@ def test_what_a_source_finds_does_not_depend_on_the_sources_searched_beside_it()
         assert a.tolist() == b.tolist()
     named = named_by_keys(site, "/p0", name_keys(site, src))
     digests = [
-        gate_digest("salt", site, found, 0, src, "f", named, ann, limits).digest
+        gate_digest("salt", site, found, 0, src, "f", name_keys(site, src), ann, limits).digest
         for found in (alone, beside)
     ]
     assert digests[0] == digests[1]
@@ -189,31 +188,38 @@ def test_what_a_source_finds_does_not_depend_on_the_sources_searched_beside_it()
     assert first == second and first.linked
 
 
-def test_a_named_targets_part_of_the_digest_is_made_once_and_follows_its_mention(
-    monkeypatch,
-) -> None:
+def test_a_named_targets_part_of_the_digest_is_made_once_and_follows_its_counts() -> None:
     limits, site, ann, _ = _searched()
     found = search(site, ["/p0"], ann, limits)
     lexical = found.lexical[0]
+    keys = name_keys(site, text())
 
-    def read(context: SiteContext, named: dict) -> bytes:
-        return names_read(context, "/p0", named, lexical, limits)
+    def read(context: SiteContext) -> bytes:
+        return names_read(context, "/p0", keys, lexical, limits)
 
-    named = named_by_keys(site, "/p0", name_keys(site, text()))
-    first = read(site, named)
-    assert sorted(site.mention_parts) == [(t, m.key) for t, m in sorted(named.items())]
-    assert read(site, named) == first  # from the parts held
-    fresh = _site({})  # another context makes the same bytes anew
-    assert read(fresh, named_by_keys(fresh, "/p0", name_keys(fresh, text()))) == first
-    # a mention of the same name and target whose counts changed is another object: its part
-    # is made again, and one that crosses the strength to be found changes the digest
-    target, mention = sorted(named.items())[0]
-    weak, strong = replace(mention, probability=0.0), replace(mention, probability=1.0)
-    assert read(site, {**named, target: weak}) != read(site, {**named, target: strong})
-    assert read(site, {**named, target: replace(weak)}) == read(site, {**named, target: weak})
-    assert read(site, named) == first  # the mention as it was: its part as it was
-    monkeypatch.setattr(gate_reads, "MENTION_PARTS", 1)  # parts held at most: made again
-    assert read(site, named) == first and len(site.mention_parts) == 1
+    first = read(site)
+    named = named_by_keys(site, "/p0", keys)
+    names = site.name_arrays()
+    picked = names.best(keys, exclude="/p0")
+    assert [names.mentions[p] for p in picked] == [named[t] for t in sorted(named)]
+    assert sorted(named) == ["/p1"]  # /p0's own title is not read
+    assert np.flatnonzero(site.name_parts_made).tolist() == picked.tolist()  # made when read
+    assert first.startswith(site.name_parts[picked].tobytes())
+    assert read(site) == first  # from the parts held
+    assert read(_site({})) == first  # another context makes the same bytes anew
+    # the name's counts change: the arrays and parts are made again; a name no longer strong
+    # enough to be found changes the digest, and back as it was, the bytes as they were
+    key = tuple(named["/p1"].key.split(" "))
+    assert named["/p1"].probability >= gate_reads.MIN_MENTION_PROBABILITY  # its prior, 0.4
+    still = MentionCounts(Counter({key: 2}))  # mentioned twice, never linked: 0.2
+    weak = MentionCounts(Counter({key: 40}))  # 40 times: 0.019
+    site.mentions.add(still)
+    assert site.name_arrays() is not names and read(site) == first
+    site.mentions.add(still, sign=-1)
+    site.mentions.add(weak)
+    assert read(site) != first
+    site.mentions.add(weak, sign=-1)
+    assert read(site) == first
 
 
 def test_a_source_passes_only_when_nothing_it_reads_changed() -> None:
