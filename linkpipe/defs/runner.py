@@ -33,7 +33,7 @@ from linkpipe.lib.run_status import (
     set_step,
     start_run,
 )
-from linkpipe.lib.storage import fetch_dicts, open_db
+from linkpipe.lib.storage import fetch_dicts, keep_open, open_db
 from linkpipe.lib.threads import limited_threads, threads_per_worker
 
 DAGSTER_YAML = """\
@@ -235,8 +235,8 @@ def _run_step(
     elif pool.workers > 1:
         names = [a.key.path[-1] for a in assets]
         pool.run(names, _shard_keys(crawl_id), settings.db_path, settings.model)
-    else:
-        with limited_threads(pool.threads or threads_per_worker(1)):
+    else:  # no other process of the run needs the file: it stays attached (keep_open)
+        with limited_threads(pool.threads or threads_per_worker(1)), keep_open(settings.db_path):
             for key in _shard_keys(crawl_id):
                 _materialize(assets, dg.MultiPartitionKey(key), instance, settings)
 

@@ -12,7 +12,14 @@ from pathlib import Path
 import duckdb
 
 from linkpipe.lib.retention import publish_copy
-from linkpipe.lib.storage import NO_DOWNLOADS, StorageError, host, open_db, write_partition
+from linkpipe.lib.storage import (
+    NO_DOWNLOADS,
+    StorageError,
+    host,
+    keep_open,
+    open_db,
+    write_partition,
+)
 
 # another process writes a row into the file, waiting up to 5 s for its lock
 WRITER = (
@@ -163,3 +170,38 @@ def test_a_forked_child_opens_files_with_an_instance_of_its_own(tmp_path):
         assert child.exitcode == 0
         assert host.attached(db)
     assert _rows(tmp_path / "other.duckdb") == [5]
+
+
+def test_a_kept_file_stays_attached_between_opens_and_goes_checkpointed_after(tmp_path):
+    db = tmp_path / "k.duckdb"
+    with keep_open(db):
+        with open_db(db) as con:
+            con.execute("CREATE TABLE t (x INTEGER)")
+            con.execute("INSERT INTO t VALUES (1)")
+        assert host.attached(db)  # the last connection closed, the file still attached
+        with open_db(db, read_only=True) as con:  # a read-only open takes the same attachment
+            assert con.execute("SELECT x FROM t").fetchall() == [(1,)]
+        # another process cannot write for the whole block (it gets no lock for 5 s, or no
+        # lock of the write-ahead log the block's writes hold)
+        writer = subprocess.run([sys.executable, "-c", WRITER, str(db)], timeout=60)
+        assert writer.returncode != 0 and host.attached(db)
+    assert not host.attached(db)
+    assert not (tmp_path / "k.duckdb.wal").exists()  # detached = checkpointed
+    writer = subprocess.run([sys.executable, "-c", WRITER, str(db)], timeout=60)
+    assert writer.returncode == 0  # then it writes
+    assert _rows(db) == [1, 2]
+
+
+def test_a_file_kept_read_only_is_attached_again_for_writing(tmp_path):
+    db = tmp_path / "r.duckdb"
+    with open_db(db) as con:
+        con.execute("CREATE TABLE t (x INTEGER)")
+    with keep_open(db), keep_open(db):  # blocks nest: the outer one detaches
+        with open_db(db, read_only=True) as con:
+            assert con.execute("SELECT count(*) FROM t").fetchone() == (0,)
+        with open_db(db) as con:  # no connection uses the read-only attachment: replaced
+            con.execute("INSERT INTO t VALUES (5)")
+        with open_db(db, read_only=True) as reader, open_db(db) as con:
+            con.execute("INSERT INTO t VALUES (6)")  # the read-write attachment serves both
+            assert reader.execute("SELECT count(*) FROM t").fetchone() == (2,)
+    assert not host.attached(db) and _rows(db) == [5, 6]

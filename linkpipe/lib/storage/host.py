@@ -6,7 +6,8 @@ empty in-memory database costs the same), and linkpipe opens its file very often
 closes it between batches so that the other processes of a run can take it (a 10k-page
 crawl's placement opens it ~190 times, once per group of sources). Attaching the file to an
 instance the process keeps costs ~3 ms, and detaching it, once the last connection of the
-process to it closes, checkpoints it and lets the file lock go as closing an instance did.
+process to it closes, checkpoints it and lets the file lock go as closing an instance did
+(a :func:`keep_attached` block keeps it attached until the block ends).
 
 A connection here is a cursor of the host instance whose default database is the attached
 file, so the SQL of ``sql/`` reads it unqualified. When another instance of this process
@@ -21,6 +22,7 @@ import ctypes
 import hashlib
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,12 +38,14 @@ class _Attached:
     alias: str
     read_only: bool
     users: int = 0
+    keeper: duckdb.DuckDBPyConnection | None = None  # see keep_attached
 
 
 _LOCK = threading.Lock()
 _HOST: list[duckdb.DuckDBPyConnection] = []  # the process's instance, made at the first use
 _FILES: dict[str, _Attached] = {}  # resolved path -> its attachment
 _CURSORS: dict[int, str] = {}  # id of each connection handed out -> its file's path
+_KEPT: dict[str, int] = {}  # resolved path -> the keep_attached blocks keeping it attached
 
 
 def attach(
@@ -55,6 +59,10 @@ def attach(
     with _LOCK:
         host = _host(config)
         held = _FILES.get(key)
+        kept_only = held is not None and held.keeper is not None and held.users == 1
+        if held is not None and kept_only and held.read_only and not read_only:
+            _detach(key, held)  # kept attached read-only by keep_attached: attached again
+            held = None
         if held is None:
             alias = "lp_" + hashlib.sha1(key.encode()).hexdigest()[:16]
             try:
@@ -88,17 +96,52 @@ def owns(con: duckdb.DuckDBPyConnection) -> bool:
 
 def release(con: duckdb.DuckDBPyConnection) -> None:
     """Close a connection of :func:`attach`; the last of its file's detaches the file (DuckDB
-    checkpoints it and lets its lock go)."""
+    checkpoints it and lets its lock go), unless a :func:`keep_attached` block keeps it."""
     with _LOCK:
         con.close()
         key = _CURSORS.pop(id(con), "")
         held = _FILES.get(key)
         if held is None:
             return
+        if held.users == 1 and key in _KEPT and held.keeper is None:
+            held.keeper = _HOST[0].cursor()  # open: other processes wait as for a connection
+            held.keeper.execute(_sql("use_file", held.alias))
+            return
         held.users -= 1
-        if held.users == 0:  # a failed detach keeps it recorded: the next release tries again
-            _HOST[0].execute(_sql("detach_file", held.alias))
-            del _FILES[key]
+        if held.users == 0 and key not in _KEPT:
+            _detach(key, held)
+
+
+def _detach(key: str, held: _Attached) -> None:
+    """Detach a file (DuckDB checkpoints it and lets its lock go), closing the connection a
+    :func:`keep_attached` block held; a failed detach keeps it recorded: the next release
+    tries again."""
+    if held.keeper is not None:
+        held.keeper.close()
+        held.keeper, held.users = None, held.users - 1
+    _HOST[0].execute(_sql("detach_file", held.alias))
+    del _FILES[key]
+
+
+@contextlib.contextmanager
+def keep_attached(path: Path) -> Iterator[None]:
+    """Inside the block the file stays attached when its last connection is released, and
+    is detached (checkpointed) when the block ends: a stage that opens the file for each
+    batch attaches and checkpoints it once. Only where no other process needs the file
+    meanwhile: it keeps the file's lock."""
+    key = str(path.resolve())
+    with _LOCK:
+        _KEPT[key] = _KEPT.get(key, 0) + 1
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _KEPT[key] -= 1
+            if not _KEPT[key]:
+                del _KEPT[key]
+                held = _FILES.get(key)
+                if held is not None and held.users == int(held.keeper is not None):
+                    _detach(key, held)
 
 
 def attached(path: Path) -> bool:
@@ -137,6 +180,7 @@ def _forget_in_child() -> None:
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(_HOST.pop()))
     _FILES.clear()
     _CURSORS.clear()
+    _KEPT.clear()
 
 
 os.register_at_fork(after_in_child=_forget_in_child)
