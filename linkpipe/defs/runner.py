@@ -166,7 +166,8 @@ def run_graph(
                     on_step(label)
                 if by_shard and not workers:  # decided once the crawl is stored
                     _size_pool(pool, run_workers(db_path, crawl_id, _site_wide(assets)))
-                _run_step(assets, by_shard, crawl_id, instance, settings, pool)
+                keep = by_shard and small_step(db_path, crawl_id, _site_wide(assets))
+                _run_step(assets, (by_shard, keep), crawl_id, instance, settings, pool)
                 if i == last_page_step:  # the workers' models and site context go
                     pool.close(finished=True)
     except BaseException as exc:
@@ -198,14 +199,21 @@ def run_workers(db_path: str | Path, crawl_id: str, site_wide: bool = True) -> t
     configured = default_workers(DEFAULT_SHARDS)
     if configured == 1 or os.environ.get("LINKPIPE_WORKERS", "").isdigit():
         return configured, threads_per_worker(configured)
+    if small_step(db_path, crawl_id, site_wide):
+        return 1, 1
+    return configured, threads_per_worker(configured)
+
+
+def small_step(db_path: str | Path, crawl_id: str, site_wide: bool = True) -> bool:
+    """Whether a page step's estimated CPU (see :func:`run_workers`) is below
+    :data:`PARALLEL_MIN_CPU_S`: then one worker does it, and it keeps the database file
+    attached between its opens (no other process of the run needs it, and one that waits
+    for it waits no longer than the step's few seconds)."""
     with open_db(db_path) as con:
         work = fetch_dicts(con, "read/count_changed_pages", [crawl_id])[0]
     changed, pages = int(work["changed"] or 0), int(work["pages"] or 0)
     site = min(pages, changed * REACHED_SOURCES) * SOURCE_CPU_S if site_wide else 0.0
-    estimate = changed * CHANGED_PAGE_CPU_S + site
-    if estimate < PARALLEL_MIN_CPU_S:
-        return 1, 1
-    return configured, threads_per_worker(configured)
+    return changed * CHANGED_PAGE_CPU_S + site < PARALLEL_MIN_CPU_S
 
 
 def _site_wide(assets: Sequence[dg.AssetsDefinition]) -> bool:
@@ -222,21 +230,24 @@ def _size_pool(pool: ShardPool, wanted: tuple[int, int]) -> None:
 
 def _run_step(
     assets: list[dg.AssetsDefinition],
-    by_shard: bool,
+    shards: tuple[bool, bool],
     crawl_id: str,
     instance: dg.DagsterInstance,
     settings: LinkpipeSettings,
     pool: ShardPool,
 ) -> None:
-    """One step: a site-level run here, or the shards of a page-level step (in the run's
-    worker processes when it has more than one)."""
+    """One step: a site-level run here, or the shards of a page-level step (``shards``: by
+    shard, and a small step's: see :func:`small_step`), in the run's worker processes when it
+    has more than one."""
+    by_shard, small = shards
     if not by_shard:
         _materialize(assets, crawl_id, instance, settings)
     elif pool.workers > 1:
         names = [a.key.path[-1] for a in assets]
         pool.run(names, _shard_keys(crawl_id), settings.db_path, settings.model)
-    else:  # no other process of the run needs the file: it stays attached (keep_open)
-        with limited_threads(pool.threads or threads_per_worker(1)), keep_open(settings.db_path):
+    else:  # a small step keeps the file attached between its opens (keep_open)
+        kept = keep_open(settings.db_path) if small else contextlib.nullcontext()
+        with limited_threads(pool.threads or threads_per_worker(1)), kept:
             for key in _shard_keys(crawl_id):
                 _materialize(assets, dg.MultiPartitionKey(key), instance, settings)
 

@@ -5,7 +5,7 @@ import pytest
 
 from linkpipe.defs import runner
 from linkpipe.lib.stages.crawl_export import register_crawl
-from linkpipe.lib.storage import fetch_dicts, open_db, write_partition
+from linkpipe.lib.storage import fetch_dicts, host, open_db, write_partition
 
 SITE = "http://site.test/"
 
@@ -110,3 +110,28 @@ def test_a_one_percent_refresh_of_ten_thousand_pages_runs_its_candidates_in_one_
     _crawl(db, "c3", {f"p{i}": f"h{i}" for i in range(10_000)} | {f"p{i}": "y" for i in range(500)})
     # a 5 % edit reaches every source: 75 + 80 CPU-s, on both cores
     assert runner.run_workers(db, "c3", site_wide=True) == (2, runner.threads_per_worker(2))
+
+
+def test_a_small_page_step_keeps_the_file_attached_between_its_shards(tmp_path, monkeypatch):
+    db = tmp_path / "w.duckdb"
+    _crawl(db, "c1", {f"p{i}": f"h{i}" for i in range(400)})
+    _crawl(db, "c2", {f"p{i}": f"h{i}" for i in range(400)} | {"p1": "edited"})
+    # whatever the workers configured, the estimate says which steps are small
+    monkeypatch.setenv("LINKPIPE_WORKERS", "1")
+    assert not runner.small_step(db, "c1") and runner.small_step(db, "c2")
+    seen: list[bool] = []
+
+    def shard(*args) -> None:  # a shard opens the file: was it still attached from the last?
+        seen.append(host.attached(db))
+        with open_db(db) as con:
+            con.execute("SELECT 1")
+
+    monkeypatch.setattr(runner, "_materialize", shard)
+    settings = runner.LinkpipeSettings(db_path=str(db), model="hashing-64")
+    pool = runner.ShardPool(runner.materialize_shard, 0)
+    runner._size_pool(pool, (1, 1))
+    for crawl, small in (("c2", True), ("c1", False)):
+        seen.clear()
+        runner._run_step([], (True, small), crawl, None, settings, pool)
+        # a small step's file stays attached from its first shard to its last, then goes
+        assert seen == [False] + [small] * 3 and not host.attached(db)

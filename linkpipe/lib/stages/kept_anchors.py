@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,7 +34,7 @@ from linkpipe.lib.stages.candidate_context import site_context
 from linkpipe.lib.stages.page_embeddings import cached_embedder, embed_cached
 from linkpipe.lib.stages.parse_cache import ParseCache
 from linkpipe.lib.stages.source_texts import source_texts_of
-from linkpipe.lib.storage import load_sql, open_db, rows_to_frame
+from linkpipe.lib.storage import keep_open, load_sql, open_db, rows_to_frame
 from linkpipe.lib.threads import limited_threads, threads_per_worker
 
 Choices = tuple[AnchorChoice, ...]
@@ -199,22 +199,34 @@ class KeptAnchors:
             yield frame.filter(~prefix) if completed else frame
 
     def _run(self, jobs: Iterator[Job]) -> Iterator[Done]:
-        """Each job done in order: here, then in workers once enough sources were placed."""
-        placing, threads = self.placing, threads_per_worker(self.workers)
-        sources = 0
-        for job in jobs:
-            with limited_threads(IN_PROCESS_THREADS):
-                done = placing.place(job)
-            yield done
-            sources += len({p.source_url for p in job[0] if p.anchor_key not in job[1]})
-            if self.workers > 1 and sources >= PARALLEL_FROM:
-                break
-        else:
+        """Each job done in order: here, then in workers once enough sources were placed. The
+        first :data:`PARALLEL_FROM` sources' jobs keep the file attached between them (no
+        other process opens it yet; a refresh places fewer, and other processes wait no
+        longer than those take)."""
+        with keep_open(self.placing.db_path):
+            more = yield from self._here(jobs, PARALLEL_FROM)
+        if not more:
             return
-        workers = (placing, threads)
+        if self.workers <= 1:
+            yield from self._here(jobs, None)
+            return
+        workers = (self.placing, threads_per_worker(self.workers))
         for done in ordered_map(_place_in_worker, jobs, self.workers, _start_worker, workers):
             model_cpu.add(done[2])  # counted with the stage's own
             yield done
+
+    def _here(self, jobs: Iterator[Job], sources: int | None) -> Generator[Done, None, bool]:
+        """Jobs done in this process until they placed ``sources`` sources (None: all); True
+        when it stopped there (jobs may be left)."""
+        placed = 0
+        for job in jobs:
+            with limited_threads(IN_PROCESS_THREADS):
+                done = self.placing.place(job)
+            yield done
+            placed += len({p.source_url for p in job[0] if p.anchor_key not in job[1]})
+            if sources is not None and placed >= sources:
+                return True
+        return False
 
     def _done(self, batch: _Waiting) -> list[CandidatePair]:
         """A batch's pairs, in order, with their placements: those its jobs placed, the others

@@ -12,7 +12,7 @@ import polars as pl
 from linkpipe.lib.links.anchor_ledger import complete
 from linkpipe.lib.links.rows import CandidatePair
 from linkpipe.lib.stages.link_opportunities import kept_anchors, load_candidates
-from linkpipe.lib.storage import open_db
+from linkpipe.lib.storage import host, open_db
 from linkpipe_tests.graph import placements_agree, prefix_consistent, run_demo_crawls
 
 
@@ -43,7 +43,12 @@ def test_stored_sources_take_their_placements_and_a_new_pair_is_placed(tmp_path,
     for reuse in (True, False):
         placer = kept_anchors(db, "c1", fake_model, reuse)
         placer.sink = rows[reuse].append
-        done[reuse] = list(placer(iter(zip(starts, batches, strict=True))))
+        placing = placer(iter(zip(starts, batches, strict=True)))
+        done[reuse] = [next(placing)]
+        if not reuse:  # placing in this process: the file stays attached between its jobs
+            assert host.attached(db)
+        done[reuse] += list(placing)
+        assert not host.attached(db)  # and goes once every batch is placed
         counts[reuse] = (placer.placed, placer.reused)
     pairs = sum(len(b) for b in batches)
     assert counts == {True: (1, pairs - 1), False: (pairs, 0)}
