@@ -205,3 +205,23 @@ def test_a_file_kept_read_only_is_attached_again_for_writing(tmp_path):
             con.execute("INSERT INTO t VALUES (6)")  # the read-write attachment serves both
             assert reader.execute("SELECT count(*) FROM t").fetchone() == (2,)
     assert not host.attached(db) and _rows(db) == [5, 6]
+
+
+def test_a_connection_that_outlives_the_block_lets_the_file_go_when_it_closes(tmp_path):
+    db = tmp_path / "o.duckdb"
+    with open_db(db) as con:
+        con.execute("CREATE TABLE t (x INTEGER)")
+    with open_db(db) as outer:
+        with keep_open(db), open_db(db) as con:
+            con.execute("INSERT INTO t VALUES (1)")
+        assert host.attached(db)  # the outer connection is still open
+        outer.execute("INSERT INTO t VALUES (2)")
+    assert not host.attached(db)  # its close detaches the file: no keeper left behind
+    with keep_open(db):
+        with open_db(db) as con:
+            con.execute("INSERT INTO t VALUES (3)")
+        inner = host.attach(db, False, {})
+    assert host.attached(db)  # a connection opened in the block and still open
+    assert inner is not None
+    host.release(inner)
+    assert not host.attached(db) and _rows(db) == [1, 2, 3]

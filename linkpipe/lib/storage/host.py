@@ -108,8 +108,8 @@ def release(con: duckdb.DuckDBPyConnection) -> None:
             held.keeper.execute(_sql("use_file", held.alias))
             return
         held.users -= 1
-        if held.users == 0 and key not in _KEPT:
-            _detach(key, held)
+        if key not in _KEPT and held.users == int(held.keeper is not None):
+            _detach(key, held)  # (a connection that outlived a keep_attached block: its keeper)
 
 
 def _detach(key: str, held: _Attached) -> None:
