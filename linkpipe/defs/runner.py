@@ -164,10 +164,10 @@ def run_graph(
                 set_step(db_path, crawl_id, label)
                 if on_step:
                     on_step(label)
+                small = by_shard and small_step(db_path, crawl_id, _site_wide(assets))
                 if by_shard and not workers:  # decided once the crawl is stored
-                    _size_pool(pool, run_workers(db_path, crawl_id, _site_wide(assets)))
-                keep = by_shard and small_step(db_path, crawl_id, _site_wide(assets))
-                _run_step(assets, (by_shard, keep), crawl_id, instance, settings, pool)
+                    _size_pool(pool, run_workers(db_path, crawl_id, small=small))
+                _run_step(assets, (by_shard, small), crawl_id, instance, settings, pool)
                 if i == last_page_step:  # the workers' models and site context go
                     pool.close(finished=True)
     except BaseException as exc:
@@ -182,7 +182,9 @@ def run_graph(
         finish_run_in(db_path, crawl_id, "partial")
 
 
-def run_workers(db_path: str | Path, crawl_id: str, site_wide: bool = True) -> tuple[int, int]:
+def run_workers(
+    db_path: str | Path, crawl_id: str, site_wide: bool = True, small: bool | None = None
+) -> tuple[int, int]:
     """(worker processes, library threads in each) for a page step of a run: one worker per
     core (``LINKPIPE_WORKERS`` when set) with ``cores // workers`` threads, or one worker with
     one thread when the crawl brings the step too little work to pay for more. Each worker
@@ -195,11 +197,12 @@ def run_workers(db_path: str | Path, crawl_id: str, site_wide: bool = True) -> t
     :data:`SOURCE_CPU_S` for each of :data:`REACHED_SOURCES` sources per changed page (at
     most every page). A second worker loads its own spaCy, site context and index (the 10k
     site's 1 % edited refresh: the candidate step 38.3 / 39.0 CPU-s in two workers, 30.8 /
-    32.2 in one, 3-4 s more wall)."""
+    32.2 in one, 3-4 s more wall). ``small``: :func:`small_step`'s answer when the caller has
+    it already."""
     configured = default_workers(DEFAULT_SHARDS)
     if configured == 1 or os.environ.get("LINKPIPE_WORKERS", "").isdigit():
         return configured, threads_per_worker(configured)
-    if small_step(db_path, crawl_id, site_wide):
+    if small_step(db_path, crawl_id, site_wide) if small is None else small:
         return 1, 1
     return configured, threads_per_worker(configured)
 
